@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# The whole test suite from a fresh machine: set up, build, run every test.
+set -euo pipefail
+src=$(cd "$(dirname "$0")/.." && pwd)
+"$src/scripts/setup.sh"
+"$src/scripts/build.sh"
+build=${HCC_BUILD_DIR:-$src/build}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+cd "$build"
+ctest --output-on-failure --timeout 900 "$@"

@@ -1,0 +1,52 @@
+# lit configuration shared by every hcc suite (passes, s2s, driver, fortran,
+# e2e). Substitutions:
+#   %hcc %hcrun %s2s           the tools under test (build tree)
+#   %plugin                    HCCPasses.so
+#   %opt                       opt-19 with the plugin loaded
+#   %clang %clangxx %flang     the plain LLVM 19 compilers (the reference)
+#   %mpirun                    mpirun with root/oversubscribe defaults, under
+#                              a timeout so a hang fails the test
+#   %runtime_inc %runtime_lib  for tests that build against libhcrt directly
+import os
+import lit.formats
+import lit.util
+
+config.name = "hcc"
+config.test_format = lit.formats.ShTest(not lit.util.which("bash") is None)
+config.suffixes = [".ll", ".c", ".cpp", ".f90", ".F90", ".test"]
+config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
+config.test_source_root = os.path.dirname(__file__)
+config.test_exec_root = os.path.join(config.hcc_obj_root, "test", "lit")
+
+bindir = os.path.join(config.hcc_obj_root, "bin")
+libdir = os.path.join(config.hcc_obj_root, "lib")
+plugin = os.path.join(libdir, "HCCPasses.so")
+tools = config.llvm_tools_dir
+
+config.environment["PATH"] = os.pathsep.join(
+    [bindir, tools, config.environment.get("PATH", os.environ.get("PATH", ""))])
+for var in ["HOME", "TMPDIR", "OMP_NUM_THREADS"]:
+    if var in os.environ:
+        config.environment[var] = os.environ[var]
+config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
+config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
+config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
+config.environment["LD_LIBRARY_PATH"] = os.pathsep.join([libdir, config.llvm_lib_dir])
+
+config.substitutions.append(("%hcrun", os.path.join(bindir, "hcrun")))
+config.substitutions.append(("%hcc", os.path.join(bindir, "hcc")))
+config.substitutions.append(("%s2s", os.path.join(bindir, "hcc-s2s")))
+config.substitutions.append(("%plugin", plugin))
+config.substitutions.append(
+    ("%opt", "%s -load-pass-plugin=%s" % (os.path.join(tools, "opt"), plugin)))
+config.substitutions.append(("%clangxx", config.hcc_clangxx))
+config.substitutions.append(("%clang", config.hcc_clang))
+config.substitutions.append(("%flang", config.hcc_flang or "false"))
+config.substitutions.append(
+    ("%mpirun", "timeout -k 5 300 %s --oversubscribe --bind-to none" % config.hcc_mpirun))
+config.substitutions.append(("%runtime_inc", os.path.join(config.hcc_src_root, "include")))
+config.substitutions.append(("%runtime_lib", libdir))
+config.substitutions.append(("%srcroot", config.hcc_src_root))
+
+if config.hcc_flang:
+    config.available_features.add("flang")
