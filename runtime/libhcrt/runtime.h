@@ -1,0 +1,30 @@
+/*
+ * runtime.h - start-up and shutdown of libhcrt (internal).
+ *
+ * __hcrt_main() (emitted by the pass) and the runtime's C tests, which are not
+ * compiled by hcc, both come through here.
+ */
+#ifndef HCRT_RUNTIME_H
+#define HCRT_RUNTIME_H
+
+#include <mpi.h>
+
+#include "hcrt/hcrt.h"
+
+/* Brings the runtime up: ignores SIGPIPE, parses settings, initialises MPI
+ * with MPI_THREAD_MULTIPLE (refusing anything less, clearly), gathers node
+ * facts, then the DSM and event threads as they exist. Idempotent; fatal
+ * errors end the job with a message. */
+hcrt_status_t hcrt__runtime_init(int *argc, char ***argv);
+
+/* Orderly shutdown: statistics report, DSM and event teardown,
+ * MPI_Finalize. Idempotent; registered with atexit() by init. */
+void hcrt__runtime_fini(void);
+
+/* The communicator the runtime owns (a dup of MPI_COMM_WORLD). */
+MPI_Comm hcrt__comm_world(void);
+int hcrt__rank(void);
+int hcrt__size(void);
+const char *hcrt__hostname(void);
+
+#endif /* HCRT_RUNTIME_H */
