@@ -8,7 +8,7 @@ pkgs=(
   libomp-19-dev flang-19 mlir-19-tools
   libopenmpi-dev openmpi-bin libhwloc-dev libpmix-dev
   zlib1g-dev libzstd-dev libedit-dev libffi-dev libxml2-dev libcurl4-openssl-dev
-  clang-format-19 iproute2 procps
+  clang-format-19 iproute2 procps python3-psutil
 )
 missing=()
 for p in "${pkgs[@]}"; do
