@@ -74,8 +74,12 @@ typedef struct hcrt_region_desc {
 } hcrt_region_desc_t;
 
 /* Calls the host fallback of one target region with args[0..nargs-1]:
- * the kernel parameters, i.e. the base pointers of the entries whose map type
- * has OMP_TGT_MAPTYPE_TARGET_PARAM (0x20), literals passed by value. */
+ * the kernel parameters, one per entry whose map type has
+ * OMP_TGT_MAPTYPE_TARGET_PARAM (0x20), in entry order: the base pointer, or
+ * the value for LITERAL (0x100) entries, or, for PTR_AND_OBJ (0x10)
+ * entries, the pointer stored at the base (`*(void **)base`: e.g. a global
+ * `long *p` mapped as `p[0:n]` has base &p, and the kernel receives p), all
+ * translated to the executing node's copies as libomptarget does. */
 typedef void (*hcrt_kernel_tramp_t)(void **args);
 
 typedef struct hcrt_kernel_desc {
@@ -98,10 +102,16 @@ typedef struct hcrt_module_desc {
     const hcrt_region_desc_t *regions;
     const hcrt_kernel_desc_t *kernels;
     /* [shared_begin, shared_end): the linker's __start_/__stop_ symbols of
-     * section "hcrt_shared" (writable globals, page aligned); NULL if the
-     * module has none. Every module of one executable reports the same. */
+     * section "hcrt_shared" (initialised writable globals, page aligned);
+     * NULL if the module has none. Every module of one executable reports
+     * the same. */
     void *shared_begin;
     void *shared_end;
+    /* The same for section "hcrt_shared_bss" (zero-initialised writable
+     * globals, SHT_NOBITS, page aligned). The linker places it apart from
+     * "hcrt_shared" (after .bss), so it is a second range. */
+    void *shared_bss_begin;
+    void *shared_bss_end;
 } hcrt_module_desc_t;
 
 HCRT_ABI_EXPORT void __hcrt_register_module(const hcrt_module_desc_t *m);
@@ -226,7 +236,8 @@ HCRT_ABI_EXPORT void __hcrt_end_ordered(hcrt_ident_t *loc, int32_t gtid);
  * `schedule(hetprobe_i[, pct])`): s2s turns the clause into
  * `schedule(runtime)` and places a call to this right before the construct;
  * the hint applies to the next worksharing loop this thread (or the team it
- * forks next) initialises. */
+ * forks next) initialises. `percent` is 1..100 as written in the clause, or
+ * 0 when the clause has none (use the runtime's default). */
 typedef enum hcrt_sched_hint_kind {
     HCRT_SCHED_HINT_NONE = 0,
     HCRT_SCHED_HINT_HETPROBE = 1,
@@ -356,9 +367,10 @@ HCRT_ABI_EXPORT void *__hcrt_stack_alloc(size_t size, size_t align);
 HCRT_ABI_EXPORT void __hcrt_stack_restore(void *mark);
 
 /* Writable, defined, non-TLS globals are moved by the pass into section
- * "hcrt_shared" (initialised) or "hcrt_shared_bss" (zero-initialised), each
- * module contributing a page-aligned anchor so the sections start on a page.
- * The module descriptor carries their bounds. */
+ * "hcrt_shared" (initialised, PROGBITS) or "hcrt_shared_bss"
+ * (zero-initialised, NOBITS), each module ending both with a 4 KiB,
+ * page-aligned anchor so that each section starts and ends on a page.
+ * The module descriptor carries the bounds of both. */
 
 /* ------------------------------------------------------------------------
  * Tasks (signatures of the __kmpc_omp_* entries).

@@ -1,0 +1,160 @@
+//===- Target.cpp - hcc-target
+//-----------------------------------------------===//
+//
+// Each `target` region clang outlines has a region id global
+// (".__omp_offloading_<dev>_<file>_<fn>_l<line>.region_id") passed to
+// __tgt_target_kernel and a host fallback "__omp_offloading_..._l<line>".
+// The runtime runs kernels on any node by table entry, so each gets a
+// descriptor with a trampoline void(void **args) that unpacks the kernel
+// arguments and calls the host fallback; the call becomes
+// __hcrt_target_kernel (same signature; the runtime finds the kernel by
+// region id).
+//
+//===----------------------------------------------------------------------===//
+
+#include "Target.h"
+#include "Common.h"
+
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/IRBuilder.h"
+#include "llvm/IR/InstIterator.h"
+#include "llvm/IR/Instructions.h"
+#include "llvm/IR/Module.h"
+
+using namespace llvm;
+
+namespace hcc {
+namespace {
+
+class TargetLowerer {
+public:
+  explicit TargetLowerer(Module &M) : M(M), Ctx(M.getContext()) {
+    PtrTy = PointerType::getUnqual(Ctx);
+    I32 = Type::getInt32Ty(Ctx);
+    I64 = Type::getInt64Ty(Ctx);
+    DescTy = StructType::getTypeByName(Ctx, "struct.hcrt_kernel_desc");
+    if (!DescTy)
+      DescTy =
+          StructType::create(Ctx, {I64, PtrTy, PtrTy, PtrTy, PtrTy, I32, I32},
+                             "struct.hcrt_kernel_desc");
+  }
+  bool run();
+
+private:
+  Function *hostFallback(CallBase &CB, GlobalValue *RegionId);
+  Function *trampoline(Function *Host);
+  bool describe(CallBase &CB);
+
+  Module &M;
+  LLVMContext &Ctx;
+  PointerType *PtrTy;
+  IntegerType *I32, *I64;
+  StructType *DescTy;
+  DenseMap<Value *, GlobalVariable *> Done;
+};
+
+// The fallback's name is the region id's without the dots; if a frontend
+// names them differently, take the offloading function the caller calls.
+Function *TargetLowerer::hostFallback(CallBase &CB, GlobalValue *RegionId) {
+  StringRef N = RegionId->getName();
+  if (N.consume_front(".") && N.consume_back(".region_id"))
+    if (Function *F = M.getFunction(N); F && !F->isDeclaration())
+      return F;
+  for (Instruction &I : instructions(*CB.getFunction()))
+    if (auto *Call = dyn_cast<CallBase>(&I))
+      if (Function *F = directCallee(*Call))
+        if (F->getName().starts_with("__omp_offloading_") &&
+            !F->isDeclaration())
+          return F;
+  return nullptr;
+}
+
+Function *TargetLowerer::trampoline(Function *Host) {
+  auto *Ty = FunctionType::get(Type::getVoidTy(Ctx), {PtrTy}, false);
+  Function *T = Function::Create(Ty, GlobalValue::InternalLinkage,
+                                 "__hcrt_ktramp." + Host->getName(), M);
+  IRBuilder<> B(BasicBlock::Create(Ctx, "entry", T));
+  SmallVector<Value *, 8> Args;
+  for (unsigned I = 0; I < Host->arg_size(); ++I)
+    Args.push_back(
+        narrowFromSlot(B, B.CreateConstInBoundsGEP1_64(PtrTy, T->getArg(0), I),
+                       Host->getFunctionType()->getParamType(I)));
+  B.CreateCall(Host->getFunctionType(), Host, Args);
+  B.CreateRetVoid();
+  return T;
+}
+
+static Constant *cstring(Module &M, StringRef S) {
+  Constant *Init = ConstantDataArray::getString(M.getContext(), S);
+  auto *GV =
+      new GlobalVariable(M, Init->getType(), true, GlobalValue::PrivateLinkage,
+                         Init, "__hcrt_kernel_name");
+  GV->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+  return GV;
+}
+
+bool TargetLowerer::describe(CallBase &CB) {
+  Value *HostPtr = CB.getArgOperand(4)->stripPointerCasts();
+  if (Done.count(HostPtr))
+    return true;
+  auto *RegionId = dyn_cast<GlobalValue>(HostPtr);
+  Function *Host = RegionId ? hostFallback(CB, RegionId) : nullptr;
+  if (!Host) {
+    warn(CB, "cannot find the host fallback of this target region; it runs "
+             "through libomptarget on the head node only");
+    return false;
+  }
+  for (Type *P : Host->getFunctionType()->params())
+    if (!slotCompatible(P)) {
+      warn(CB, "target region parameter does not fit a pointer slot; it runs "
+               "through libomptarget on the head node only");
+      return false;
+    }
+  StringRef Name = Host->getName();
+  unsigned Line = sourceLocOf(CB).Line;
+  if (size_t Pos = Name.rfind("_l"); !Line && Pos != StringRef::npos)
+    Name.drop_front(Pos + 2).getAsInteger(10, Line);
+  Constant *Fields[] = {ConstantInt::get(I64, fnv1a(Name)),
+                        cstring(M, Name),
+                        cast<Constant>(HostPtr),
+                        trampoline(Host),
+                        Host,
+                        ConstantInt::get(I32, Host->arg_size()),
+                        ConstantInt::get(I32, Line)};
+  auto *GV = new GlobalVariable(M, DescTy, true, GlobalValue::PrivateLinkage,
+                                ConstantStruct::get(DescTy, Fields),
+                                KernelDescPrefix + Name);
+  GV->setAlignment(Align(8));
+  Done[HostPtr] = GV;
+  return true;
+}
+
+bool TargetLowerer::run() {
+  Function *Tgt = M.getFunction("__tgt_target_kernel");
+  if (!Tgt)
+    return false;
+  SmallVector<CallBase *, 8> Sites;
+  for (User *U : Tgt->users())
+    if (auto *CB = dyn_cast<CallBase>(U))
+      if (CB->getCalledOperand() == Tgt && CB->arg_size() == 6)
+        Sites.push_back(CB);
+  bool Changed = false;
+  FunctionCallee Hcrt;
+  for (CallBase *CB : Sites) {
+    if (!describe(*CB))
+      continue;
+    if (!Hcrt)
+      Hcrt = M.getOrInsertFunction(
+          "__hcrt_target_kernel", Tgt->getFunctionType(), Tgt->getAttributes());
+    CB->setCalledFunction(Hcrt);
+    Changed = true;
+  }
+  return Changed;
+}
+
+} // namespace
+
+bool lowerTargets(Module &M) { return TargetLowerer(M).run(); }
+
+} // namespace hcc

@@ -1,0 +1,24 @@
+// The descriptor layouts the pass emits (ForkLowering.cpp, Target.cpp,
+// ModuleDesc.cpp) must match include/hcrt/abi.h: this fails to compile if
+// either side changes alone.
+// RUN: %clang -fsyntax-only -I %runtime_inc %s
+#include <hcrt/abi.h>
+#include <stddef.h>
+
+// { i64, ptr, ptr, i32, i32, i32, i32, ptr, ptr }
+_Static_assert(sizeof(hcrt_region_desc_t) == 56, "region desc size");
+_Static_assert(offsetof(hcrt_region_desc_t, line) == 24, "region line");
+_Static_assert(offsetof(hcrt_region_desc_t, nloops) == 36, "region nloops");
+_Static_assert(offsetof(hcrt_region_desc_t, tramp) == 40, "region tramp");
+_Static_assert(offsetof(hcrt_region_desc_t, microtask) == 48, "microtask");
+// { i64, ptr, ptr, ptr, ptr, i32, i32 }
+_Static_assert(sizeof(hcrt_kernel_desc_t) == 48, "kernel desc size");
+_Static_assert(offsetof(hcrt_kernel_desc_t, host_fn) == 32, "kernel host_fn");
+_Static_assert(offsetof(hcrt_kernel_desc_t, line) == 44, "kernel line");
+// { i32, i32, ptr, i64, i32, i32, ptr, ptr, ptr, ptr, ptr, ptr }
+_Static_assert(sizeof(hcrt_module_desc_t) == 80, "module desc size");
+_Static_assert(offsetof(hcrt_module_desc_t, nregions) == 24, "nregions");
+_Static_assert(offsetof(hcrt_module_desc_t, regions) == 32, "regions");
+_Static_assert(offsetof(hcrt_module_desc_t, shared_begin) == 48, "shared");
+_Static_assert(offsetof(hcrt_module_desc_t, shared_bss_end) == 72, "bss end");
+_Static_assert(HCRT_ABI_VERSION == 1, "ModuleDesc.cpp AbiVersion");
