@@ -1,0 +1,356 @@
+//===- Analysis.cpp - AST pass of hcc-s2s --------------------------------===//
+#include "Analysis.h"
+
+#include "clang/AST/ASTConsumer.h"
+#include "clang/AST/ASTContext.h"
+#include "clang/AST/RecursiveASTVisitor.h"
+#include "clang/AST/StmtOpenMP.h"
+#include "clang/Basic/OpenMPKinds.h"
+#include "clang/Frontend/CompilerInstance.h"
+#include "clang/Lex/Lexer.h"
+#include "clang/Rewrite/Core/Rewriter.h"
+#include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/StringSwitch.h"
+
+#include <set>
+
+using namespace clang;
+using namespace llvm;
+
+namespace hcc {
+namespace {
+
+/// Library calls whose result lives outside the DSM: the pass moves user
+/// malloc & co. to the cluster heap, but memory libc allocates internally
+/// (or keeps in static buffers) exists only on the node that called.
+enum class Origin { None, Heap, Static, Map };
+
+Origin originOf(StringRef Callee) {
+  return StringSwitch<Origin>(Callee)
+      .Cases("strdup", "strndup", "wcsdup", "getline", "getdelim", Origin::Heap)
+      .Cases("asprintf", "vasprintf", "realpath", "canonicalize_file_name",
+             Origin::Heap)
+      .Cases("get_current_dir_name", "open_memstream", "scandir", "tempnam",
+             Origin::Heap)
+      .Cases("memalign", "valloc", "pvalloc", "__strdup", Origin::Heap)
+      .Cases("mmap", "mmap64", "mremap", "shmat", Origin::Map)
+      .Cases("getenv", "localtime", "gmtime", "ctime", "asctime",
+             Origin::Static)
+      .Cases("strerror", "readdir", "getpwnam", "getpwuid", "strtok",
+             Origin::Static)
+      .Default(Origin::None);
+}
+
+/// Functions that fill a caller's pointer through their first argument.
+bool allocatesThroughArg(StringRef Callee) {
+  return Callee == "getline" || Callee == "getdelim" || Callee == "asprintf" ||
+         Callee == "vasprintf";
+}
+
+/// Stream I/O and where its stream is (-1: implicit stdin).
+bool isStreamIO(StringRef Callee, bool &ReadsStdin) {
+  ReadsStdin = StringSwitch<bool>(Callee)
+                   .Cases("scanf", "getchar", "gets", "vscanf", true)
+                   .Default(false);
+  return ReadsStdin ||
+         StringSwitch<bool>(Callee)
+             .Cases("fprintf", "vfprintf", "fscanf", "vfscanf", "fread", true)
+             .Cases("fwrite", "fgets", "fputs", "fputc", "fgetc", true)
+             .Cases("getc", "putc", "ungetc", "fopen", "fclose", true)
+             .Cases("fflush", "fseek", "ftell", "rewind", "fdopen", true)
+             .Cases("freopen", "fgetpos", "fsetpos", "feof", "ferror", true)
+             .Default(false);
+}
+
+const FunctionDecl *calleeOf(const CallExpr *CE) {
+  return CE->getDirectCallee();
+}
+
+const VarDecl *refVar(const Expr *E) {
+  E = E->IgnoreParenCasts();
+  if (auto *UO = dyn_cast<UnaryOperator>(E))
+    if (UO->getOpcode() == UO_AddrOf)
+      E = UO->getSubExpr()->IgnoreParenCasts();
+  if (auto *DRE = dyn_cast<DeclRefExpr>(E))
+    return dyn_cast<VarDecl>(DRE->getDecl());
+  return nullptr;
+}
+
+struct Taint {
+  SourceLocation Loc;
+  StringRef Callee;
+  Origin Kind;
+};
+
+class Checker : public RecursiveASTVisitor<Checker> {
+public:
+  Checker(ASTContext &Ctx, const AnalysisOptions &Opts, AnalysisResult &Res,
+          Rewriter &RW)
+      : Ctx(Ctx), SM(Ctx.getSourceManager()), Opts(Opts), Res(Res), RW(RW) {}
+
+  bool Collecting = true; ///< first walk: find pointers from libc
+  bool TraverseStmt(Stmt *S);
+  bool VisitVarDecl(VarDecl *VD);
+  bool VisitBinaryOperator(BinaryOperator *BO);
+  bool VisitCallExpr(CallExpr *CE);
+  bool VisitDeclRefExpr(DeclRefExpr *DRE);
+  bool VisitOMPExecutableDirective(OMPExecutableDirective *D);
+
+private:
+  ASTContext &Ctx;
+  SourceManager &SM;
+  const AnalysisOptions &Opts;
+  AnalysisResult &Res;
+  Rewriter &RW;
+  DenseMap<const VarDecl *, Taint> Tainted;
+  SmallVector<const OMPExecutableDirective *, 4> Parallel, Loops;
+  std::set<std::pair<const void *, const void *>> Reported; // region, var
+
+  bool inMainFile(SourceLocation L) const {
+    return SM.isWrittenInMainFile(SM.getExpansionLoc(L));
+  }
+  void taint(const VarDecl *VD, const CallExpr *CE, StringRef Name);
+  void warn(SourceLocation L, const Twine &Msg, SourceLocation Note = {},
+            const Twine &NoteMsg = "");
+  void print(SourceLocation L, StringRef Kind, const Twine &Msg);
+  void placeHint(const OMPLoopDirective *D, const SchedHint &H);
+};
+
+void Checker::print(SourceLocation L, StringRef Kind, const Twine &Msg) {
+  L = SM.getExpansionLoc(L);
+  PresumedLoc P = SM.getPresumedLoc(L);
+  errs() << P.getFilename() << ":" << P.getLine() << ":" << P.getColumn()
+         << ": " << Kind << ": hcc: " << Msg
+         << (Kind == "warning" ? " [-Whcc]" : "") << "\n";
+  bool Invalid = false;
+  StringRef Buf = SM.getBufferData(SM.getFileID(L), &Invalid);
+  if (Invalid)
+    return;
+  unsigned Off = SM.getFileOffset(L);
+  size_t Begin = Buf.rfind('\n', Off) + 1; // npos + 1 == 0
+  size_t End = Buf.find('\n', Off);
+  errs() << Buf.slice(Begin, End) << "\n"
+         << std::string(Off - Begin, ' ') << "^\n";
+}
+
+void Checker::warn(SourceLocation L, const Twine &Msg, SourceLocation Note,
+                   const Twine &NoteMsg) {
+  if (!Opts.Warnings)
+    return;
+  ++Res.Warnings;
+  print(L, "warning", Msg);
+  if (Note.isValid())
+    print(Note, "note", NoteMsg);
+}
+
+void Checker::taint(const VarDecl *VD, const CallExpr *CE, StringRef Name) {
+  if (VD && !Tainted.count(VD))
+    Tainted[VD] = {CE->getBeginLoc(), Name, originOf(Name)};
+}
+
+bool Checker::VisitVarDecl(VarDecl *VD) {
+  if (!Collecting || !VD->getInit())
+    return true;
+  if (auto *CE = dyn_cast<CallExpr>(VD->getInit()->IgnoreParenCasts()))
+    if (auto *FD = calleeOf(CE))
+      if (originOf(FD->getName()) != Origin::None)
+        taint(VD, CE, FD->getName());
+  return true;
+}
+
+bool Checker::VisitBinaryOperator(BinaryOperator *BO) {
+  if (!Collecting || BO->getOpcode() != BO_Assign)
+    return true;
+  if (auto *CE = dyn_cast<CallExpr>(BO->getRHS()->IgnoreParenCasts()))
+    if (auto *FD = calleeOf(CE))
+      if (originOf(FD->getName()) != Origin::None)
+        taint(refVar(BO->getLHS()), CE, FD->getName());
+  return true;
+}
+
+bool Checker::VisitCallExpr(CallExpr *CE) {
+  const FunctionDecl *FD = calleeOf(CE);
+  if (!FD || !FD->getIdentifier() || !inMainFile(CE->getBeginLoc()))
+    return true;
+  StringRef Name = FD->getName();
+  if (Collecting) {
+    if (allocatesThroughArg(Name) && CE->getNumArgs() > 0)
+      taint(refVar(CE->getArg(0)), CE, Name);
+    return true;
+  }
+  Origin O = originOf(Name);
+  if (!Parallel.empty() && O != Origin::None)
+    warn(CE->getBeginLoc(),
+         "'" + Name + "' inside a parallel region returns " +
+             (O == Origin::Static ? "library-owned static storage"
+                                  : "memory outside the cluster's shared "
+                                    "memory") +
+             ": the pointer is valid only on the node that made the call "
+             "(call it before the region, or copy into malloc'ed memory)");
+  bool Stdin = false;
+  if (!Loops.empty() && isStreamIO(Name, Stdin)) {
+    for (const Expr *A : CE->arguments())
+      if (const VarDecl *V = refVar(A))
+        if (V->getName() == "stdout" || V->getName() == "stderr")
+          return true; // forwarded by mpirun from every node, like printf
+    warn(CE->getBeginLoc(),
+         Stdin ? "'" + Name +
+                     "' reads standard input inside a worksharing "
+                     "loop: iterations may run on other nodes, "
+                     "which have no standard input"
+               : "'" + Name +
+                     "' uses a FILE stream inside a worksharing "
+                     "loop: iterations may run on other nodes, where "
+                     "a stream opened on this node does not exist "
+                     "(do the I/O outside the loop)");
+  }
+  return true;
+}
+
+bool Checker::VisitDeclRefExpr(DeclRefExpr *DRE) {
+  if (Collecting || Parallel.empty())
+    return true;
+  auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
+  auto It = VD ? Tainted.find(VD) : Tainted.end();
+  if (It == Tainted.end() || !inMainFile(DRE->getLocation()))
+    return true;
+  // Set inside this same region: used on the node that allocated it.
+  const OMPExecutableDirective *R = Parallel.back();
+  SourceLocation TL = SM.getExpansionLoc(It->second.Loc);
+  const Stmt *Body = R->hasAssociatedStmt() ? R->getAssociatedStmt() : nullptr;
+  if (Body &&
+      SM.isBeforeInTranslationUnit(SM.getExpansionLoc(R->getBeginLoc()), TL) &&
+      SM.isBeforeInTranslationUnit(TL, SM.getExpansionLoc(Body->getEndLoc())))
+    return true;
+  // One warning per variable and region.
+  if (!Reported.insert({R, VD}).second)
+    return true;
+  warn(DRE->getLocation(),
+       "'" + VD->getName() + "' points to memory from '" + It->second.Callee +
+           "', which is not in the cluster's shared memory: nodes other than "
+           "the one that called '" +
+           It->second.Callee + "' cannot read it in this parallel region",
+       It->second.Loc, "'" + VD->getName() + "' was set here");
+  return true;
+}
+
+bool Checker::TraverseStmt(Stmt *S) {
+  auto *D = dyn_cast_or_null<OMPExecutableDirective>(S);
+  if (!D || Collecting)
+    return RecursiveASTVisitor::TraverseStmt(S);
+  OpenMPDirectiveKind K = D->getDirectiveKind();
+  bool Par = isOpenMPParallelDirective(K);
+  bool Loop = isOpenMPLoopDirective(K) && isOpenMPWorksharingDirective(K);
+  if (Par)
+    Parallel.push_back(D);
+  if (Loop)
+    Loops.push_back(D);
+  bool R = RecursiveASTVisitor::TraverseStmt(S);
+  if (Loop)
+    Loops.pop_back();
+  if (Par)
+    Parallel.pop_back();
+  return R;
+}
+
+bool Checker::VisitOMPExecutableDirective(OMPExecutableDirective *D) {
+  auto *LD = dyn_cast<OMPLoopDirective>(D);
+  if (Collecting || !LD || !isOpenMPWorksharingDirective(D->getDirectiveKind()))
+    return true;
+  SourceLocation Sp = SM.getSpellingLoc(D->getBeginLoc());
+  if (!SM.isWrittenInMainFile(Sp))
+    return true;
+  unsigned Line = SM.getSpellingLineNumber(Sp);
+  for (const SchedHint &H : Opts.Hints)
+    if (H.DirectiveLine == Line)
+      placeHint(LD, H);
+  return true;
+}
+
+/// `{ hint-call; <construct + loop> }` without moving any user line: a
+/// `#pragma` must start its line, so the call goes on a line of its own
+/// followed by `#line` restoring the numbering.
+void Checker::placeHint(const OMPLoopDirective *D, const SchedHint &H) {
+  SourceLocation Begin = SM.getExpansionLoc(D->getBeginLoc());
+  const Stmt *Body = D->hasAssociatedStmt() ? D->getAssociatedStmt() : nullptr;
+  if (!Body || !SM.isWrittenInMainFile(Begin))
+    return;
+  SourceLocation End = SM.getExpansionRange(Body->getEndLoc()).getEnd();
+  // Expression statements end before their ';': take it inside the braces.
+  if (std::optional<Token> Next =
+          Lexer::findNextToken(End, SM, Ctx.getLangOpts()))
+    if (Next->is(tok::semi))
+      End = Next->getLocation();
+  PresumedLoc P = SM.getPresumedLoc(Begin);
+  std::string File;
+  for (char C : StringRef(P.getFilename())) {
+    if (C == '"' || C == '\\')
+      File += '\\';
+    File += C;
+  }
+  std::string Call = "{if (__hcrt_sched_hint) __hcrt_sched_hint(" +
+                     std::to_string(H.Kind) + ", " + std::to_string(H.Percent) +
+                     ", \"" + File + "\", " + std::to_string(P.getLine()) +
+                     ");";
+  bool Hash = *SM.getCharacterData(Begin) == '#';
+  if (Hash) {
+    SourceLocation LineStart =
+        Begin.getLocWithOffset(-(int)(SM.getExpansionColumnNumber(Begin) - 1));
+    RW.InsertTextBefore(LineStart, Call + "\n#line " +
+                                       std::to_string(P.getLine()) + " \"" +
+                                       File + "\"\n");
+  } else {
+    RW.InsertTextBefore(Begin, Call + " ");
+  }
+  RW.InsertTextAfterToken(End, "}");
+  ++Res.HintsPlaced;
+}
+
+class Consumer : public ASTConsumer {
+public:
+  Consumer(const AnalysisOptions &Opts, AnalysisResult &Res)
+      : Opts(Opts), Res(Res) {}
+  void HandleTranslationUnit(ASTContext &Ctx) override {
+    if (Ctx.getDiagnostics().hasErrorOccurred())
+      return; // a broken AST would give wrong rewrites: caller falls back
+    Rewriter RW(Ctx.getSourceManager(), Ctx.getLangOpts());
+    Checker C(Ctx, Opts, Res, RW);
+    C.TraverseDecl(Ctx.getTranslationUnitDecl());
+    C.Collecting = false;
+    C.TraverseDecl(Ctx.getTranslationUnitDecl());
+    FileID Main = Ctx.getSourceManager().getMainFileID();
+    if (const RewriteBuffer *B = RW.getRewriteBufferFor(Main))
+      Res.Rewritten = std::string(B->begin(), B->end());
+    else
+      Res.Rewritten = Ctx.getSourceManager().getBufferData(Main).str();
+    Res.Parsed = true;
+    Res.CPlusPlus = Ctx.getLangOpts().CPlusPlus;
+  }
+
+private:
+  const AnalysisOptions &Opts;
+  AnalysisResult &Res;
+};
+
+class Action : public ASTFrontendAction {
+public:
+  Action(const AnalysisOptions &Opts, AnalysisResult &Res)
+      : Opts(Opts), Res(Res) {}
+  std::unique_ptr<ASTConsumer> CreateASTConsumer(CompilerInstance &,
+                                                 StringRef) override {
+    return std::make_unique<Consumer>(Opts, Res);
+  }
+
+private:
+  const AnalysisOptions &Opts;
+  AnalysisResult &Res;
+};
+
+} // namespace
+
+std::unique_ptr<FrontendAction> makeAnalysisAction(const AnalysisOptions &Opts,
+                                                   AnalysisResult &Result) {
+  return std::make_unique<Action>(Opts, Result);
+}
+
+} // namespace hcc

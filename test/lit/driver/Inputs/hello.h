@@ -1,0 +1,1 @@
+#define TWICE(i) ((i) * 2)

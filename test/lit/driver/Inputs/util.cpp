@@ -1,0 +1,1 @@
+extern "C" int util_twice(int x) { return 2 * x; }

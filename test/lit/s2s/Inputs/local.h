@@ -1,0 +1,1 @@
+#define LOCAL_TWICE(i) ((i) * 2)
