@@ -1,0 +1,95 @@
+/*
+ * core.h - state shared between libhcrt's source files (internal).
+ *
+ * Each object (fork, loops, target, ...) has its own .c file; what they share
+ * is declared here. Nothing here is exported from the library.
+ */
+#ifndef HCRT_CORE_H
+#define HCRT_CORE_H
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "hcrt/abi.h"
+#include "hcrt/hcrt.h"
+
+#define HCRT_LIKELY(x) __builtin_expect(!!(x), 1)
+#define HCRT_UNLIKELY(x) __builtin_expect(!!(x), 0)
+
+/* --- init.c: process state --------------------------------------------- */
+
+/* Non-zero once hcrt__runtime_init() has completed. */
+extern int hcrt__ready;
+/* Initialises the runtime for a program whose main was not built by hcc
+ * (a C test, a library user): MPI is brought up and torn down at exit. */
+void hcrt__runtime_lazy_init(void);
+static inline void hcrt__runtime_ensure(void)
+{
+    if (HCRT_UNLIKELY(!hcrt__ready))
+        hcrt__runtime_lazy_init();
+}
+
+/* --- node.c: facts about this node, recorded for the cluster runtime ---- */
+typedef struct hcrt_node_info {
+    int have_pmix;  /* PMIx answered */
+    int local_rank; /* rank among the ranks on this host */
+    int local_size; /* ranks on this host */
+    int node_id;    /* PMIx node id of this host */
+    int num_hosts;  /* hosts in the job */
+    int cores;      /* physical cores (hwloc) */
+    int pus;        /* hardware threads (hwloc) */
+    char host[64];  /* host name (PMIx, else gethostname) */
+} hcrt_node_info_t;
+
+hcrt_status_t hcrt__node_probe(hcrt_node_info_t *out, int rank);
+const hcrt_node_info_t *hcrt__node_info(void);
+
+/* --- log.c ------------------------------------------------------------- */
+hcrt_status_t hcrt__log_init(const char *spec);
+/* Sets the "rank@host" of every later line (before MPI it is "?@host"). */
+void hcrt__log_set_identity(int rank, const char *host);
+/* Whether MPI can be used to abort the job (set by init.c). */
+void hcrt__log_set_mpi_up(int up);
+
+/* --- registry.c: modules, regions, kernels ------------------------------ */
+typedef struct hcrt_region_stats {
+    const hcrt_region_desc_t *desc;
+    uint64_t forks;      /* updated atomically */
+    uint64_t serial;     /* forks run serialized (if(0)) */
+    uint64_t time_ns;    /* total wall time in the region */
+    const char *psource; /* first fork's ident psource (desc may lack file) */
+} hcrt_region_stats_t;
+
+typedef struct hcrt_kernel_stats {
+    const hcrt_kernel_desc_t *desc;
+    uint64_t launches;
+    uint64_t time_ns;
+} hcrt_kernel_stats_t;
+
+/* The stats slot of `region`, created on first use. Never NULL. */
+hcrt_region_stats_t *hcrt__registry_region(const hcrt_region_desc_t *region);
+/* The kernel whose region_id is host_ptr, or NULL. */
+hcrt_kernel_stats_t *hcrt__registry_kernel(const void *host_ptr);
+void hcrt__registry_stats_init(void);
+uint32_t hcrt__registry_num_modules(void);
+
+/* --- stats.c ------------------------------------------------------------ */
+extern int hcrt__stats_on; /* HCRT_STATS, cached for hot paths */
+void hcrt__stats_init(void);
+
+/* --- loops.c, target.c, stack.c, heap.c: their stats sections ----------- */
+void hcrt__loops_stats_init(void);
+void hcrt__target_stats_init(void);
+
+/* --- config.c ------------------------------------------------------------ */
+/* Warns about HCRT_* variables that are not settings (call once, on the head,
+ * after logging is set up). */
+void hcrt__config_warn_unknown(void);
+
+/* --- time --------------------------------------------------------------- */
+uint64_t hcrt__now_ns(void);
+
+/* Number of worker nodes that can run offloaded regions (0 on one node). */
+int hcrt__num_devices(void);
+
+#endif /* HCRT_CORE_H */

@@ -1,0 +1,118 @@
+/*
+ * fork.c - parallel regions: __hcrt_fork, fork_if, fork_teams.
+ *
+ * On one node a region is a libomp team: hcrt forks the real
+ * __kmpc_fork_call with a fixed two-argument entry that calls the region's
+ * trampoline, so the runtime needs neither varargs forwarding nor libffi.
+ * Each fork is counted per region for the statistics table; timing is taken
+ * only with HCRT_STATS=1 so plain runs pay nothing for it.
+ */
+#include "libhcrt/core.h"
+#include "libhcrt/kmp_abi.h"
+#include "libhcrt/log.h"
+
+static void region_entry(int32_t *gtid, int32_t *btid,
+                         const hcrt_region_desc_t *region, void **args)
+{
+    region->tramp(gtid, btid, args);
+}
+
+static hcrt_region_stats_t *region_begin(hcrt_ident_t *loc,
+                                         const hcrt_region_desc_t *region)
+{
+    hcrt__runtime_ensure();
+    if (HCRT_UNLIKELY(!region || !region->tramp))
+        hcrt_fatal(HCRT_MOD_CORE, "internal error: fork without a region "
+                                  "descriptor or trampoline");
+    hcrt_region_stats_t *st = hcrt__registry_region(region);
+    __atomic_fetch_add(&st->forks, 1, __ATOMIC_RELAXED);
+    /* Without debug info the descriptor has no file: keep clang's psource. */
+    if (HCRT_UNLIKELY(!st->psource) && loc && loc->psource)
+        __atomic_store_n(&st->psource, loc->psource, __ATOMIC_RELAXED);
+    return st;
+}
+
+static void region_time(hcrt_region_stats_t *st, uint64_t t0)
+{
+    __atomic_fetch_add(&st->time_ns, hcrt__now_ns() - t0, __ATOMIC_RELAXED);
+}
+
+HCRT_ABI_EXPORT void __hcrt_fork(hcrt_ident_t *loc,
+                                 const hcrt_region_desc_t *region, void **args)
+{
+    hcrt_region_stats_t *st = region_begin(loc, region);
+    uint64_t t0 = hcrt__stats_on ? hcrt__now_ns() : 0;
+
+    __kmpc_fork_call(loc, 2, (kmpc_micro_t)region_entry, region, args);
+    if (hcrt__stats_on)
+        region_time(st, t0);
+}
+
+HCRT_ABI_EXPORT void __hcrt_fork_if(hcrt_ident_t *loc,
+                                    const hcrt_region_desc_t *region,
+                                    int32_t cond, void **args)
+{
+    if (cond) {
+        __hcrt_fork(loc, region, args);
+        return;
+    }
+    /* if(false): the encountering thread runs the region as a team of one,
+     * as libomp's __kmpc_fork_call_if does. */
+    hcrt_region_stats_t *st = region_begin(loc, region);
+    uint64_t t0 = hcrt__stats_on ? hcrt__now_ns() : 0;
+    int32_t gtid = __kmpc_global_thread_num(loc);
+    int32_t zero = 0;
+
+    __atomic_fetch_add(&st->serial, 1, __ATOMIC_RELAXED);
+    __kmpc_serialized_parallel(loc, gtid);
+    region->tramp(&gtid, &zero, args);
+    __kmpc_end_serialized_parallel(loc, gtid);
+    if (hcrt__stats_on)
+        region_time(st, t0);
+}
+
+HCRT_ABI_EXPORT void __hcrt_fork_teams(hcrt_ident_t *loc,
+                                       const hcrt_region_desc_t *region,
+                                       void **args)
+{
+    hcrt_region_stats_t *st = region_begin(loc, region);
+    uint64_t t0 = hcrt__stats_on ? hcrt__now_ns() : 0;
+
+    __kmpc_fork_teams(loc, 2, (kmpc_micro_t)region_entry, region, args);
+    if (hcrt__stats_on)
+        region_time(st, t0);
+}
+
+HCRT_ABI_EXPORT int32_t __hcrt_global_thread_num(hcrt_ident_t *loc)
+{
+    return __kmpc_global_thread_num(loc);
+}
+
+HCRT_ABI_EXPORT void __hcrt_push_num_threads(hcrt_ident_t *loc, int32_t gtid,
+                                             int32_t nthreads)
+{
+    __kmpc_push_num_threads(loc, gtid, nthreads);
+}
+
+HCRT_ABI_EXPORT void __hcrt_push_proc_bind(hcrt_ident_t *loc, int32_t gtid,
+                                           int32_t bind)
+{
+    __kmpc_push_proc_bind(loc, gtid, bind);
+}
+
+HCRT_ABI_EXPORT void __hcrt_push_num_teams(hcrt_ident_t *loc, int32_t gtid,
+                                           int32_t nteams, int32_t nthreads)
+{
+    __kmpc_push_num_teams(loc, gtid, nteams, nthreads);
+}
+
+HCRT_ABI_EXPORT void __hcrt_serialized_parallel(hcrt_ident_t *loc, int32_t gtid)
+{
+    __kmpc_serialized_parallel(loc, gtid);
+}
+
+HCRT_ABI_EXPORT void __hcrt_end_serialized_parallel(hcrt_ident_t *loc,
+                                                    int32_t gtid)
+{
+    __kmpc_end_serialized_parallel(loc, gtid);
+}

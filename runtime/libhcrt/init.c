@@ -1,0 +1,301 @@
+/*
+ * init.c - start-up, process roles and shutdown.
+ *
+ * Two ways in: __hcrt_main() (the pass renames the user's main and calls
+ * this) and lazy initialisation from the first __hcrt_* entry of a program
+ * whose main was not built by hcc. Either way shutdown runs from an on_exit()
+ * handler, so exit() anywhere in the program still finalises MPI and the
+ * status the handler sees is the program's own.
+ *
+ * Roles (one node runtime): rank 0 is the head and runs main. Until the
+ * cluster runtime exists, workers only wait for the head's exit status and
+ * leave with it. In lazy mode every rank runs its own main.
+ */
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "libhcrt/config.h"
+#include "libhcrt/core.h"
+#include "libhcrt/log.h"
+#include "libhcrt/runtime.h"
+#include "libhcrt/stats.h"
+
+typedef enum init_mode {
+    MODE_NONE = 0,
+    MODE_LAZY, /* the program's own main runs on every rank */
+    MODE_MAIN  /* __hcrt_main: the head runs main, workers wait */
+} init_mode_t;
+
+int hcrt__ready;
+static init_mode_t mode;
+static int rank = 0, size = 1;
+static MPI_Comm comm = MPI_COMM_NULL;
+static int own_mpi;  /* we called MPI_Init_thread, so we finalise */
+static int finished; /* shutdown ran */
+static hcrt_node_info_t node;
+static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+
+MPI_Comm hcrt__comm_world(void)
+{
+    return comm;
+}
+
+int hcrt__rank(void)
+{
+    return rank;
+}
+
+int hcrt__size(void)
+{
+    return size;
+}
+
+const char *hcrt__hostname(void)
+{
+    return node.host;
+}
+
+const hcrt_node_info_t *hcrt__node_info(void)
+{
+    return &node;
+}
+
+/* Before MPI is up the launcher's environment already names our rank, so
+ * that messages about bad settings say which rank printed them. */
+static int launcher_rank(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_RANK", "PMIX_RANK",
+                                       "PMI_RANK"};
+
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v >= '0' && *v <= '9')
+            return atoi(v);
+    }
+    return -1;
+}
+
+static hcrt_status_t settings_init(void)
+{
+    if (hcrt__config_init() != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE, "invalid HCRT_* settings (see above); fix "
+                                  "or unset them");
+    if (hcrt__log_init(hcrt__config_string("HCRT_LOG")) != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE, "invalid HCRT_LOG (see above)");
+    hcrt__stats_on = hcrt__config_bool("HCRT_STATS");
+    return HCRT_OK;
+}
+
+/* Open MPI settings for a process started without a launcher (`./prog`):
+ * a singleton has no peer to reach and hcrt never spawns, so it needs no
+ * supporting daemon and no UCX; this takes MPI_Init from ~0.3-0.6 s to
+ * ~0.04 s here. The user's own values win; ours leave the environment again
+ * after MPI_Init so that programs the user starts do not inherit them. */
+static const char *const singleton_env[][2] = {
+    {"OMPI_MCA_ess_singleton_isolated", "1"},
+    {"OMPI_MCA_pml", "ob1"},
+};
+#define NSINGLETON_ENV (sizeof(singleton_env) / sizeof(singleton_env[0]))
+
+static int started_by_launcher(void)
+{
+    return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") ||
+           getenv("PMI_RANK") || getenv("PMI_SIZE");
+}
+
+static unsigned singleton_env_set(void)
+{
+    unsigned set = 0;
+
+    if (started_by_launcher())
+        return 0;
+    for (unsigned i = 0; i < NSINGLETON_ENV; i++)
+        if (!getenv(singleton_env[i][0]) &&
+            setenv(singleton_env[i][0], singleton_env[i][1], 0) == 0)
+            set |= 1u << i;
+    return set;
+}
+
+static void singleton_env_unset(unsigned set)
+{
+    for (unsigned i = 0; i < NSINGLETON_ENV; i++)
+        if (set & (1u << i))
+            unsetenv(singleton_env[i][0]);
+}
+
+/* MPI with full thread support, or a clear refusal. A program that brought
+ * MPI up itself keeps ownership of it. */
+static hcrt_status_t mpi_init(int *argc, char ***argv)
+{
+    int inited = 0, provided = MPI_THREAD_SINGLE;
+
+    MPI_Initialized(&inited);
+    if (!inited) {
+        unsigned env = singleton_env_set();
+        int rc = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+        singleton_env_unset(env);
+        if (rc != MPI_SUCCESS)
+            hcrt_fatal(HCRT_MOD_CORE, "MPI_Init_thread failed; check that "
+                                      "the program is started by mpirun/hcrun "
+                                      "or alone");
+        own_mpi = 1;
+    } else {
+        MPI_Query_thread(&provided);
+    }
+    hcrt__log_set_mpi_up(1);
+    if (provided < MPI_THREAD_MULTIPLE)
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "MPI grants thread level %d, hcrt needs MPI_THREAD_MULTIPLE "
+                   "(%d); use an MPI library built with thread support",
+                   provided, MPI_THREAD_MULTIPLE);
+    MPI_Comm_dup(MPI_COMM_WORLD, &comm);
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    return HCRT_OK;
+}
+
+static void stats_sections_init(void)
+{
+    hcrt__stats_init();
+    hcrt__registry_stats_init();
+    hcrt__loops_stats_init();
+    hcrt__target_stats_init();
+}
+
+static void on_exit_handler(int status, void *arg);
+
+hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
+{
+    pthread_mutex_lock(&init_lock);
+    if (hcrt__ready || finished)
+        goto out;
+    /* Before MPI: a TCP write to a dead peer must not kill us silently. */
+    signal(SIGPIPE, SIG_IGN);
+    if (gethostname(node.host, sizeof(node.host) - 1) != 0)
+        strcpy(node.host, "?");
+    hcrt__log_set_identity(launcher_rank(), node.host);
+    settings_init();
+    /* Cluster runtime: the DSM prepares the address space here (re-exec
+     * without ASLR), before MPI maps anything. */
+    mpi_init(argc, argv);
+    hcrt__node_probe(&node, rank);
+    /* Cluster runtime: binary/ABI check across ranks, DSM mapping and event
+     * threads come here, once MPI and the node facts are known. */
+    hcrt__log_set_identity(rank, node.host);
+    if (rank == 0)
+        hcrt__config_warn_unknown();
+    if (rank == 0 && hcrt__config_bool("HCRT_PRINT_CONFIG"))
+        hcrt__config_print(stderr);
+    stats_sections_init();
+    on_exit(on_exit_handler, NULL);
+    hcrt_debug(HCRT_MOD_CORE,
+               "rank %d of %d up on %s: %d cores, %d PUs; %s: local rank %d "
+               "of %d, node id %d of %d host(s)",
+               rank, size, node.host, node.cores, node.pus,
+               node.have_pmix ? "PMIx" : "no PMIx (singleton)", node.local_rank,
+               node.local_size, node.node_id, node.num_hosts);
+    __atomic_store_n(&hcrt__ready, 1, __ATOMIC_RELEASE);
+out:
+    pthread_mutex_unlock(&init_lock);
+    return HCRT_OK;
+}
+
+void hcrt__runtime_lazy_init(void)
+{
+    if (__atomic_load_n(&hcrt__ready, __ATOMIC_ACQUIRE))
+        return;
+    if (mode == MODE_NONE)
+        mode = MODE_LAZY;
+    hcrt__runtime_init(NULL, NULL);
+}
+
+/* Head side of the exit protocol: workers learn the job's status. */
+static void head_send_status(int status)
+{
+    MPI_Request req;
+
+    MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+/* Worker side: wait for the head without burning a core, as the idle
+ * workers of this version share the head's cores. */
+static int worker_wait_status(void)
+{
+    struct timespec nap = {0, 2 * 1000 * 1000};
+    MPI_Request req;
+    int status = 0, done = 0;
+
+    if (rank == 1)
+        hcrt_info(HCRT_MOD_CORE,
+                  "this version runs the program on the head only: %d worker "
+                  "rank(s) stay idle until the head exits",
+                  size - 1);
+    MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
+    while (!done) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            nanosleep(&nap, NULL);
+    }
+    return status;
+}
+
+/* The head's last words: statistics, then every stdio buffer, before the
+ * workers learn the status and may leave (mpirun can then end the job). */
+static void head_report(void)
+{
+    static int done;
+
+    if (done || rank != 0)
+        return;
+    done = 1;
+    if (hcrt__stats_on)
+        hcrt__stats_report(stderr);
+    fflush(NULL);
+}
+
+void hcrt__runtime_fini(void)
+{
+    if (finished || !hcrt__ready)
+        return;
+    finished = 1;
+    head_report();
+    /* Cluster runtime: event threads and the DSM stop here, before MPI. */
+    __atomic_store_n(&hcrt__ready, 0, __ATOMIC_RELEASE);
+    int fin = 0;
+    MPI_Finalized(&fin); /* a lazy-mode program may have finalised MPI */
+    if (!fin) {
+        MPI_Comm_free(&comm);
+        if (own_mpi)
+            MPI_Finalize();
+    }
+    hcrt__log_set_mpi_up(0);
+}
+
+static void on_exit_handler(int status, void *arg)
+{
+    (void)arg;
+    if (finished || !hcrt__ready)
+        return;
+    head_report();
+    if (mode == MODE_MAIN && rank == 0 && size > 1)
+        head_send_status(status);
+    hcrt__runtime_fini();
+}
+
+HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
+                                hcrt_main_fn_t user_main)
+{
+    if (!user_main)
+        hcrt_fatal(HCRT_MOD_CORE, "internal error: __hcrt_main without main");
+    mode = MODE_MAIN;
+    hcrt__runtime_init(&argc, &argv);
+    if (rank == 0)
+        return user_main(argc, argv, envp);
+    return worker_wait_status();
+}

@@ -1,0 +1,201 @@
+/*
+ * loops.c - worksharing loops, schedule hints and migration points.
+ *
+ * On one node every entry forwards to libomp; these are the hottest paths of
+ * the runtime, so they take no lock, allocate nothing and touch shared
+ * counters only with HCRT_STATS=1.
+ *
+ * One deliberate difference: dynamic schedules always run monotonic. libomp
+ * 19 maps nonmonotonic:dynamic (the OpenMP 5 default for plain
+ * schedule(dynamic)) to work stealing, which loses the sequentially last
+ * iteration's lastprivate/linear value when a chunk is stolen. Monotonic
+ * dynamic is a valid implementation of every dynamic schedule.
+ */
+#include <inttypes.h>
+
+#include "libhcrt/core.h"
+#include "libhcrt/kmp_abi.h"
+#include "libhcrt/log.h"
+#include "libhcrt/stats.h"
+
+HCRT_ABI_EXPORT volatile int32_t __hcrt_migrate_pending = 0;
+
+typedef struct loop_counters {
+    uint64_t dispatch_inits;
+    uint64_t made_monotonic; /* inits whose schedule hcrt changed */
+    uint64_t runtime_resolved;
+    uint64_t hints[3]; /* by hcrt_sched_hint_kind_t */
+    uint64_t migration_points;
+} loop_counters_t;
+
+static loop_counters_t counters;
+
+typedef struct sched_hint {
+    int32_t kind, percent, line;
+    const char *file;
+} sched_hint_t;
+
+/* initial-exec: one TLS load on the dispatch path, no __tls_get_addr call. */
+static _Thread_local sched_hint_t pending_hint
+    __attribute__((tls_model("initial-exec")));
+
+#define COUNT(field)                                                           \
+    do {                                                                       \
+        if (HCRT_UNLIKELY(hcrt__stats_on))                                     \
+            __atomic_fetch_add(&counters.field, 1, __ATOMIC_RELAXED);          \
+    } while (0)
+
+/* schedule(runtime) resolved here from the run-sched ICV, because libomp
+ * re-derives the modifier from the ICV and would choose stealing again. */
+static int32_t resolve_runtime(int64_t *chunk)
+{
+    hcrt_omp_sched_t kind;
+    int c;
+
+    omp_get_schedule(&kind, &c);
+    COUNT(runtime_resolved);
+    switch (kind & 0x7fffffff) {
+    case 1:
+        *chunk = c > 0 ? c : 0;
+        return c > 0 ? KMP_SCH_STATIC_CHUNKED : KMP_SCH_STATIC;
+    case 2:
+        *chunk = c > 0 ? c : 1;
+        return KMP_SCH_DYNAMIC_CHUNKED;
+    case 3:
+        *chunk = c > 0 ? c : 1;
+        return KMP_SCH_GUIDED_CHUNKED;
+    case 4:
+        return KMP_SCH_AUTO;
+    default:
+        return KMP_SCH_RUNTIME; /* a libomp extension: leave it */
+    }
+}
+
+/* The schedule hcrt hands libomp, and the chunk to go with it. */
+static int32_t loop_schedule(int32_t sched, int64_t *chunk)
+{
+    int32_t base =
+        sched & ~(KMP_SCH_MODIFIER_MONOTONIC | KMP_SCH_MODIFIER_NONMONOTONIC);
+
+    if (HCRT_UNLIKELY(pending_hint.kind != HCRT_SCHED_HINT_NONE)) {
+        COUNT(hints[pending_hint.kind]);
+        pending_hint.kind = HCRT_SCHED_HINT_NONE;
+    }
+    COUNT(dispatch_inits);
+    if (base == KMP_SCH_RUNTIME)
+        base = resolve_runtime(chunk);
+    if ((sched & KMP_SCH_MODIFIER_MONOTONIC) == 0)
+        COUNT(made_monotonic);
+    return base | KMP_SCH_MODIFIER_MONOTONIC;
+}
+
+#define HCRT_DEF_LOOP(sfx, T, ST)                                              \
+    HCRT_ABI_EXPORT void __hcrt_for_static_init_##sfx(                         \
+        hcrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,        \
+        T *plower, T *pupper, ST *pstride, ST incr, ST chunk)                  \
+    {                                                                          \
+        __kmpc_for_static_init_##sfx(loc, gtid, sched, plast, plower, pupper,  \
+                                     pstride, incr, chunk);                    \
+    }                                                                          \
+    HCRT_ABI_EXPORT void __hcrt_dist_for_static_init_##sfx(                    \
+        hcrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,        \
+        T *plower, T *pupper, T *pupperd, ST *pstride, ST incr, ST chunk)      \
+    {                                                                          \
+        __kmpc_dist_for_static_init_##sfx(loc, gtid, sched, plast, plower,     \
+                                          pupper, pupperd, pstride, incr,      \
+                                          chunk);                              \
+    }                                                                          \
+    HCRT_ABI_EXPORT void __hcrt_team_static_init_##sfx(                        \
+        hcrt_ident_t *loc, int32_t gtid, int32_t *plast, T *plower, T *pupper, \
+        ST *pstride, ST incr, ST chunk)                                        \
+    {                                                                          \
+        __kmpc_team_static_init_##sfx(loc, gtid, plast, plower, pupper,        \
+                                      pstride, incr, chunk);                   \
+    }                                                                          \
+    HCRT_ABI_EXPORT void __hcrt_dispatch_init_##sfx(                           \
+        hcrt_ident_t *loc, int32_t gtid, int32_t sched, T lb, T ub, ST st,     \
+        ST chunk)                                                              \
+    {                                                                          \
+        int64_t c = chunk;                                                     \
+        int32_t s = loop_schedule(sched, &c);                                  \
+        __kmpc_dispatch_init_##sfx(loc, gtid, s, lb, ub, st, (ST)c);           \
+    }                                                                          \
+    HCRT_ABI_EXPORT int32_t __hcrt_dispatch_next_##sfx(                        \
+        hcrt_ident_t *loc, int32_t gtid, int32_t *plast, T *plower, T *pupper, \
+        ST *pstride)                                                           \
+    {                                                                          \
+        return __kmpc_dispatch_next_##sfx(loc, gtid, plast, plower, pupper,    \
+                                          pstride);                            \
+    }                                                                          \
+    HCRT_ABI_EXPORT void __hcrt_dispatch_fini_##sfx(hcrt_ident_t *loc,         \
+                                                    int32_t gtid)              \
+    {                                                                          \
+        __kmpc_dispatch_fini_##sfx(loc, gtid);                                 \
+    }
+
+HCRT_DEF_LOOP(4, int32_t, int32_t)
+HCRT_DEF_LOOP(4u, uint32_t, int32_t)
+HCRT_DEF_LOOP(8, int64_t, int64_t)
+HCRT_DEF_LOOP(8u, uint64_t, int64_t)
+#undef HCRT_DEF_LOOP
+
+HCRT_ABI_EXPORT void __hcrt_dispatch_deinit(hcrt_ident_t *loc, int32_t gtid)
+{
+    __kmpc_dispatch_deinit(loc, gtid);
+}
+
+HCRT_ABI_EXPORT void __hcrt_for_static_fini(hcrt_ident_t *loc, int32_t gtid)
+{
+    __kmpc_for_static_fini(loc, gtid);
+}
+
+HCRT_ABI_EXPORT void __hcrt_ordered(hcrt_ident_t *loc, int32_t gtid)
+{
+    __kmpc_ordered(loc, gtid);
+}
+
+HCRT_ABI_EXPORT void __hcrt_end_ordered(hcrt_ident_t *loc, int32_t gtid)
+{
+    __kmpc_end_ordered(loc, gtid);
+}
+
+HCRT_ABI_EXPORT void __hcrt_sched_hint(int32_t kind, int32_t percent,
+                                       const char *file, int32_t line)
+{
+    if (kind < HCRT_SCHED_HINT_NONE || kind > HCRT_SCHED_HINT_HETPROBE_I) {
+        hcrt_warn(HCRT_MOD_SCHED,
+                  "%s:%d: unknown schedule hint kind %d ignored (rebuild with "
+                  "the hcc matching this runtime)",
+                  file ? file : "?", (int)line, (int)kind);
+        return;
+    }
+    /* One node has no cross-node schedule to pick: the hint is recorded and
+     * the loop runs with libomp's runtime schedule. */
+    pending_hint = (sched_hint_t){kind, percent, line, file};
+}
+
+HCRT_ABI_EXPORT void __hcrt_migration_point(hcrt_ident_t *loc, int32_t gtid)
+{
+    (void)loc, (void)gtid;
+    __atomic_fetch_add(&counters.migration_points, 1, __ATOMIC_RELAXED);
+}
+
+static void print_loops(FILE *out, void *arg)
+{
+    (void)arg;
+    fprintf(out,
+            "dynamic loop inits %" PRIu64 " (made monotonic %" PRIu64
+            ", schedule(runtime) resolved %" PRIu64 ")\n",
+            counters.dispatch_inits, counters.made_monotonic,
+            counters.runtime_resolved);
+    fprintf(out,
+            "schedule hints: hetprobe %" PRIu64 ", hetprobe_i %" PRIu64
+            " (one node: recorded, loops use the runtime schedule)\n",
+            counters.hints[1], counters.hints[2]);
+    fprintf(out, "migration points %" PRIu64 "\n", counters.migration_points);
+}
+
+void hcrt__loops_stats_init(void)
+{
+    hcrt__stats_register("loops", print_loops, NULL);
+}

@@ -1,0 +1,163 @@
+/*
+ * stack.c - storage for stack variables whose address may reach a parallel
+ * region: a per-thread LIFO arena.
+ *
+ * A frame saves the arena's top on entry, allocates each escaping variable
+ * (VLAs and dynamic allocas included) and restores the mark on exit. The
+ * arena is a list of mmap'd chunks; one chunk is kept as a spare when popped
+ * so a frame that straddles a chunk boundary in a loop does not mmap each
+ * time. The cluster runtime will take the chunks from DSM memory instead.
+ */
+#include <pthread.h>
+#include <stdint.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "libhcrt/core.h"
+#include "libhcrt/log.h"
+
+#define CHUNK_SIZE ((size_t)1 << 20)
+#define MIN_ALIGN 16
+
+typedef struct chunk {
+    struct chunk *prev;
+    size_t size; /* of the whole mapping */
+    char *end;
+} chunk_t;
+
+typedef struct arena {
+    char *top;    /* next free byte of cur */
+    char *end;    /* end of cur */
+    chunk_t *cur; /* the chunk being filled */
+    chunk_t *spare;
+} arena_t;
+
+static _Thread_local arena_t arena __attribute__((tls_model("initial-exec")));
+static pthread_key_t arena_key;
+static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
+
+static char *chunk_data(chunk_t *c)
+{
+    return (char *)c + sizeof(chunk_t);
+}
+
+static void chunk_unmap(chunk_t *c)
+{
+    munmap(c, c->size);
+}
+
+/* Thread exit: give the chunks back. */
+static void arena_destroy(void *unused)
+{
+    (void)unused;
+    while (arena.cur) {
+        chunk_t *prev = arena.cur->prev;
+        chunk_unmap(arena.cur);
+        arena.cur = prev;
+    }
+    if (arena.spare)
+        chunk_unmap(arena.spare);
+    memset(&arena, 0, sizeof(arena));
+}
+
+static void arena_key_create(void)
+{
+    pthread_key_create(&arena_key, arena_destroy);
+}
+
+static chunk_t *chunk_new(size_t need)
+{
+    size_t size = CHUNK_SIZE;
+    chunk_t *c;
+
+    if (need > SIZE_MAX - sizeof(chunk_t) - 4096)
+        return NULL;
+    if (need + sizeof(chunk_t) > size)
+        size = (need + sizeof(chunk_t) + 4095) & ~(size_t)4095;
+    if (arena.spare && arena.spare->size >= size) {
+        c = arena.spare;
+        arena.spare = NULL;
+        return c;
+    }
+    c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+             -1, 0);
+    if (c == MAP_FAILED)
+        return NULL;
+    c->size = size;
+    c->end = (char *)c + size;
+    if (!arena.cur && !arena.spare) { /* this thread's first chunk */
+        pthread_once(&arena_once, arena_key_create);
+        pthread_setspecific(arena_key, &arena);
+    }
+    return c;
+}
+
+static void chunk_pop(void)
+{
+    chunk_t *c = arena.cur;
+
+    arena.cur = c->prev;
+    if (!arena.spare || arena.spare->size < c->size) {
+        if (arena.spare)
+            chunk_unmap(arena.spare);
+        arena.spare = c;
+    } else {
+        chunk_unmap(c);
+    }
+    arena.top = arena.cur ? arena.cur->end : NULL;
+    arena.end = arena.cur ? arena.cur->end : NULL;
+}
+
+HCRT_ABI_EXPORT void *__hcrt_stack_save(void)
+{
+    return arena.top;
+}
+
+static void *alloc_slow(size_t size, size_t align)
+{
+    chunk_t *c = chunk_new(size + align);
+
+    if (!c)
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "out of memory for a stack variable of %zu bytes; a "
+                   "variable-length array this large should be heap-allocated",
+                   size);
+    c->prev = arena.cur;
+    arena.cur = c;
+    arena.end = c->end;
+    char *p = (char *)(((uintptr_t)chunk_data(c) + align - 1) &
+                       ~(uintptr_t)(align - 1));
+    arena.top = p + size;
+    return p;
+}
+
+HCRT_ABI_EXPORT void *__hcrt_stack_alloc(size_t size, size_t align)
+{
+    if (align < MIN_ALIGN)
+        align = MIN_ALIGN;
+    if (HCRT_UNLIKELY(align & (align - 1)))
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "internal error: stack alignment %zu is "
+                   "not a power of two",
+                   align);
+    if (size == 0)
+        size = 1; /* distinct addresses for distinct variables */
+    uintptr_t p = ((uintptr_t)arena.top + align - 1) & ~(uintptr_t)(align - 1);
+    if (HCRT_LIKELY(arena.top && p >= (uintptr_t)arena.top &&
+                    size <= (uintptr_t)arena.end - p)) {
+        arena.top = (char *)p + size;
+        return (void *)p;
+    }
+    return alloc_slow(size, align);
+}
+
+HCRT_ABI_EXPORT void __hcrt_stack_restore(void *mark)
+{
+    char *m = mark;
+
+    /* Pop every chunk allocated after the mark was taken. */
+    while (arena.cur && !(m >= chunk_data(arena.cur) && m <= arena.cur->end))
+        chunk_pop();
+    if (arena.cur)
+        arena.top = m;
+}

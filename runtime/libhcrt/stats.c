@@ -1,0 +1,64 @@
+/*
+ * stats.c - the end-of-run statistics report (HCRT_STATS=1).
+ *
+ * Modules register one printer per section during init; the head prints all
+ * sections at exit, in registration order, under one header.
+ */
+#include <stdio.h>
+
+#include "libhcrt/core.h"
+#include "libhcrt/log.h"
+#include "libhcrt/runtime.h"
+#include "libhcrt/stats.h"
+
+#define MAX_SECTIONS 32
+
+typedef struct section {
+    const char *title;
+    hcrt_stats_print_cb cb;
+    void *arg;
+} section_t;
+
+int hcrt__stats_on;
+static section_t sections[MAX_SECTIONS];
+static int nsections;
+static uint64_t start_ns;
+
+void hcrt__stats_init(void)
+{
+    start_ns = hcrt__now_ns();
+}
+
+void hcrt__stats_register(const char *title, hcrt_stats_print_cb cb, void *arg)
+{
+    for (int i = 0; i < nsections; i++)
+        if (sections[i].cb == cb && sections[i].arg == arg)
+            return; /* init may run twice (lazy, then __hcrt_main) */
+    if (nsections == MAX_SECTIONS)
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "internal error: more than %d stats "
+                   "sections",
+                   MAX_SECTIONS);
+    sections[nsections++] = (section_t){title, cb, arg};
+}
+
+int hcrt__stats_enabled(void)
+{
+    return hcrt__stats_on;
+}
+
+void hcrt__stats_report(FILE *out)
+{
+    double wall = (double)(hcrt__now_ns() - start_ns) * 1e-9;
+
+    fprintf(out,
+            "==== hcrt statistics: %d node(s), head %s, wall %.3f s "
+            "====\n",
+            hcrt__size(), hcrt__hostname(), wall);
+    for (int i = 0; i < nsections; i++) {
+        fprintf(out, "---- %s ----\n", sections[i].title);
+        sections[i].cb(out, sections[i].arg);
+    }
+    fprintf(out, "==== end of hcrt statistics ====\n");
+    fflush(out);
+}

@@ -1,0 +1,121 @@
+/*
+ * target.c - target regions (__hcrt_target_kernel).
+ *
+ * One node: the head is the only device, so a target region runs its host
+ * fallback here, through the kernel's trampoline, with the parameter vector
+ * libomptarget would build for a host device. A kernel hcrt does not know
+ * (a translation unit not built by hcc) returns 1, and clang's code then runs
+ * the host fallback itself.
+ */
+#include <inttypes.h>
+#include <stdlib.h>
+
+#include "libhcrt/core.h"
+#include "libhcrt/log.h"
+#include "libhcrt/stats.h"
+#include "libhcrt/target.h"
+
+#define MAX_STACK_PARAMS 64
+
+static uint64_t unknown_kernels; /* fallback: kernel not registered */
+static uint64_t bad_version;     /* fallback: kernel args of another ABI */
+static int warned_version;
+
+int hcrt__num_devices(void)
+{
+    return 0; /* no worker node runs offloaded regions in this version */
+}
+
+int hcrt__device_is_host(int64_t device_id)
+{
+    return device_id == -1 /* omp_initial_device, OFFLOAD_DEVICE_DEFAULT */ ||
+           device_id == hcrt__num_devices();
+}
+
+/* The kernel's parameters: one per TARGET_PARAM entry, in order. Both a
+ * pointer argument (which aliases host memory on the host device) and a
+ * literal (passed by value in the base pointer slot) come from arg_base_ptrs.
+ */
+static uint32_t kernel_params(const hcrt_kernel_args_t *args, void **params)
+{
+    uint32_t n = 0;
+
+    for (uint32_t i = 0; i < args->num_args; i++)
+        if (args->arg_types[i] & HCRT_MAP_TARGET_PARAM)
+            params[n++] = args->arg_base_ptrs[i];
+    return n;
+}
+
+static int version_ok(const hcrt_kernel_args_t *args)
+{
+    if (HCRT_LIKELY(args && args->version == HCRT_KERNEL_ARGS_VERSION))
+        return 1;
+    __atomic_fetch_add(&bad_version, 1, __ATOMIC_RELAXED);
+    if (!__atomic_exchange_n(&warned_version, 1, __ATOMIC_RELAXED))
+        hcrt_warn(HCRT_MOD_TARGET,
+                  "target kernel arguments have version %u, this runtime "
+                  "knows version %d: target regions run as plain host code "
+                  "(rebuild with the hcc matching this runtime)",
+                  args ? args->version : 0u, HCRT_KERNEL_ARGS_VERSION);
+    return 0;
+}
+
+static void kernel_run(hcrt_kernel_stats_t *k, void **params)
+{
+    uint64_t t0 = hcrt__stats_on ? hcrt__now_ns() : 0;
+
+    k->desc->tramp(params);
+    __atomic_fetch_add(&k->launches, 1, __ATOMIC_RELAXED);
+    if (hcrt__stats_on)
+        __atomic_fetch_add(&k->time_ns, hcrt__now_ns() - t0, __ATOMIC_RELAXED);
+}
+
+HCRT_ABI_EXPORT int32_t __hcrt_target_kernel(
+    hcrt_ident_t *loc, int64_t device_id, int32_t num_teams,
+    int32_t thread_limit, void *host_ptr, hcrt_kernel_args_t *args)
+{
+    void *stack_params[MAX_STACK_PARAMS], **params = stack_params;
+    hcrt_kernel_stats_t *k;
+
+    (void)loc, (void)num_teams, (void)thread_limit, (void)device_id;
+    hcrt__runtime_ensure();
+    if (!version_ok(args))
+        return 1;
+    k = hcrt__registry_kernel(host_ptr);
+    if (!k || !k->desc->tramp) {
+        __atomic_fetch_add(&unknown_kernels, 1, __ATOMIC_RELAXED);
+        hcrt_debug(HCRT_MOD_TARGET,
+                   "kernel %p is not registered: host "
+                   "fallback by the caller",
+                   host_ptr);
+        return 1;
+    }
+    if (args->num_args > MAX_STACK_PARAMS) {
+        params = malloc(args->num_args * sizeof(void *));
+        if (!params)
+            hcrt_fatal(HCRT_MOD_TARGET,
+                       "out of memory for %u kernel "
+                       "arguments",
+                       args->num_args);
+    }
+    kernel_params(args, params);
+    kernel_run(k, params);
+    if (params != stack_params)
+        free(params);
+    return 0;
+}
+
+static void print_target(FILE *out, void *arg)
+{
+    (void)arg;
+    fprintf(out,
+            "devices %d; kernels run by the caller's host fallback: "
+            "unregistered %" PRIu64 ", wrong args version %" PRIu64 "\n",
+            hcrt__num_devices(), unknown_kernels, bad_version);
+    hcrt__target_data_print(out);
+}
+
+void hcrt__target_stats_init(void)
+{
+    hcrt__stats_register("target offload", print_target, NULL);
+}
