@@ -1,0 +1,281 @@
+/*
+ * test_probecache.c - the probe cache (runtime/sched/hetprobe_cache.c):
+ * EWMA smoothing, stability after K consistent runs, drift, refresh, and
+ * loops run again and again through the scheduler with the cache deciding
+ * whether to probe. `test_probecache NAME` runs one test.
+ */
+#define TEST_MAIN
+#include <math.h>
+
+#include "sched/hetprobe.h"
+#include "sim.h"
+
+static hcrt__probecache_t *cache(int stable, int refresh)
+{
+    hcrt__probecache_params_t cp;
+    hcrt__hetprobe_params_t hp;
+    hcrt__probecache_params_default(&cp);
+    hcrt__hetprobe_params_default(&hp);
+    cp.stable_runs = stable;
+    cp.refresh_runs = refresh;
+    hcrt__probecache_t *pc = NULL;
+    CHECK(hcrt__probecache_create(&cp, &hp, &pc) == HCRT_OK, "create");
+    return pc;
+}
+
+static void meas2(hcrt__hetprobe_node_meas_t *m, double s0, double s1,
+                  double per)
+{
+    memset(m, 0, 2 * sizeof(*m));
+    m[0].speed = s0;
+    m[1].speed = s1;
+    m[0].iters = m[1].iters = 1000;
+    m[1].faults = per > 0 ? 10 : 0;
+    m[1].period_us = per;
+    m[0].cmpki = m[1].cmpki = -1;
+}
+
+static void test_ewma(void)
+{
+    hcrt__probecache_t *pc = cache(3, 0);
+    hcrt__hetprobe_node_meas_t m[2];
+    meas2(m, 2e6, 1e6, 500.0);
+    REQUIRE(hcrt__probecache_update(pc, 42, 2, m, 1) == HCRT_OK, "update");
+    meas2(m, 2.4e6, 1e6, 250.0);
+    REQUIRE(hcrt__probecache_update(pc, 42, 2, m, 1) == HCRT_OK, "update");
+    const double *sp = hcrt__probecache_speeds(pc, 42);
+    REQUIRE(sp != NULL, "no entry");
+    CHECK(fabs(sp[0] - 2.2e6) < 1e-3 && fabs(sp[1] - 1e6) < 1e-3,
+          "speeds %.0f %.0f", sp[0], sp[1]);
+    hcrt__probecache_info_t info;
+    REQUIRE(hcrt__probecache_info(pc, 42, &info) == HCRT_OK, "info");
+    /* rates 1/500 and 1/250 average to 3/1000 per us */
+    CHECK(fabs(info.period_us - 1000.0 / 3) < 1e-6 && info.runs == 2 &&
+              info.probes == 2,
+          "period %.3f runs %llu", info.period_us,
+          (unsigned long long)info.runs);
+    /* A run without faults pulls the rate towards 0, never to infinity. */
+    meas2(m, 2.2e6, 1e6, 0);
+    hcrt__probecache_update(pc, 42, 2, m, 1);
+    hcrt__probecache_info(pc, 42, &info);
+    CHECK(fabs(info.period_us - 2000.0 / 3) < 1e-6, "period %.3f",
+          info.period_us);
+    CHECK(hcrt__probecache_info(pc, 43, &info) == HCRT_ERR_NOT_FOUND,
+          "unknown loop found");
+    hcrt__probecache_destroy(pc);
+}
+
+static void test_stable(void)
+{
+    hcrt__probecache_t *pc = cache(3, 0);
+    hcrt__hetprobe_node_meas_t m[2];
+    int thr[2] = {4, 4};
+    const hcrt__hetprobe_decision_t *reuse;
+    const double *prior;
+    REQUIRE(hcrt__probecache_lookup(pc, 7, 2, thr, &reuse, &prior) == HCRT_OK,
+            "lookup");
+    CHECK(reuse == NULL && prior == NULL, "advice for an unknown loop");
+    for (int run = 1; run <= 3; run++) {
+        meas2(m, 2e6 * (1 + 0.05 * run), 1e6, 400.0);
+        hcrt__probecache_update(pc, 7, 2, m, 1);
+        hcrt__probecache_lookup(pc, 7, 2, thr, &reuse, &prior);
+        CHECK(prior != NULL && fabs(prior[1] - 1e6 / 2.1e6) < 0.1,
+              "run %d: prior", run);
+        CHECK((reuse != NULL) == (run == 3), "run %d: reuse %p", run,
+              (const void *)reuse);
+    }
+    REQUIRE(reuse != NULL, "not stable after 3 runs");
+    CHECK(reuse->kind == HCRT_HP_CROSS && reuse->why == HCRT_HP_WHY_CACHED &&
+              reuse->csr[0] == 1.0 && reuse->csr[1] > 0.4 &&
+              reuse->csr[1] < 0.5,
+          "cached: kind %d why %d CSR %.3f", reuse->kind, reuse->why,
+          reuse->csr[1]);
+    /* stable_runs 0: never stops probing */
+    hcrt__probecache_t *never = cache(0, 0);
+    for (int run = 0; run < 10; run++)
+        hcrt__probecache_update(never, 7, 2, m, 1);
+    hcrt__probecache_lookup(never, 7, 2, thr, &reuse, &prior);
+    CHECK(reuse == NULL, "stable_runs 0 stopped probing");
+    hcrt__probecache_destroy(never);
+    hcrt__probecache_destroy(pc);
+}
+
+static void test_drift(void)
+{
+    hcrt__probecache_t *pc = cache(2, 0);
+    hcrt__hetprobe_node_meas_t m[2];
+    int thr[2] = {2, 2};
+    const hcrt__hetprobe_decision_t *reuse;
+    hcrt__probecache_info_t info;
+    for (int run = 0; run < 2; run++) {
+        meas2(m, 1e6, 1e6, 300.0);
+        hcrt__probecache_update(pc, 9, 2, m, 1);
+    }
+    hcrt__probecache_lookup(pc, 9, 2, thr, &reuse, NULL);
+    REQUIRE(reuse != NULL, "not stable");
+    /* An unprobed run (the cached decision) measures speeds only: inside
+     * the band it stays stable, outside it drifts. */
+    meas2(m, 1.2e6, 0.9e6, 0);
+    hcrt__probecache_update(pc, 9, 2, m, 0);
+    hcrt__probecache_lookup(pc, 9, 2, thr, &reuse, NULL);
+    CHECK(reuse != NULL, "20%% change left the band");
+    meas2(m, 1.1e6, 0.4e6, 0);
+    hcrt__probecache_update(pc, 9, 2, m, 0);
+    hcrt__probecache_lookup(pc, 9, 2, thr, &reuse, NULL);
+    hcrt__probecache_info(pc, 9, &info);
+    CHECK(reuse == NULL && info.drifts == 1 && !info.stable,
+          "speed halved: reuse %p drifts %llu", (const void *)reuse,
+          (unsigned long long)info.drifts);
+    /* Faults crossing the threshold are a drift even at equal speeds. */
+    for (int run = 0; run < 3; run++) {
+        meas2(m, 1.1e6, 0.4e6, 300.0);
+        hcrt__probecache_update(pc, 9, 2, m, 1);
+    }
+    hcrt__probecache_lookup(pc, 9, 2, thr, &reuse, NULL);
+    REQUIRE(reuse != NULL, "not stable again");
+    meas2(m, 1.1e6, 0.4e6, 5.0);
+    hcrt__probecache_update(pc, 9, 2, m, 1);
+    hcrt__probecache_info(pc, 9, &info);
+    CHECK(info.drifts == 2 && !info.stable, "fault drift: %llu",
+          (unsigned long long)info.drifts);
+    hcrt__probecache_destroy(pc);
+}
+
+static void test_refresh(void)
+{
+    hcrt__probecache_t *pc = cache(1, 2);
+    hcrt__hetprobe_node_meas_t m[2];
+    int thr[2] = {1, 1};
+    const hcrt__hetprobe_decision_t *reuse;
+    meas2(m, 1e6, 1e6, 0);
+    hcrt__probecache_update(pc, 1, 2, m, 1);
+    int reused = 0;
+    for (int run = 0; run < 6; run++) {
+        hcrt__probecache_lookup(pc, 1, 2, thr, &reuse, NULL);
+        reused += reuse != NULL;
+        hcrt__probecache_update(pc, 1, 2, m, reuse == NULL);
+    }
+    CHECK(reused == 4, "with refresh 2, %d of 6 runs reused", reused);
+    hcrt__probecache_destroy(pc);
+}
+
+static void test_many(void)
+{
+    hcrt__probecache_t *pc = cache(3, 0);
+    hcrt__hetprobe_node_meas_t m[2];
+    for (uint64_t id = 0; id < 20000; id++) {
+        meas2(m, 1.0 + (double)id, 1.0, 0);
+        REQUIRE(hcrt__probecache_update(pc, id * 0x9e3779b97f4a7c15ull, 2, m,
+                                        1) == HCRT_OK,
+                "update %llu", (unsigned long long)id);
+    }
+    for (uint64_t id = 0; id < 20000; id++) {
+        const double *sp =
+            hcrt__probecache_speeds(pc, id * 0x9e3779b97f4a7c15ull);
+        REQUIRE(sp != NULL && sp[0] == 1.0 + (double)id, "loop %llu lost",
+                (unsigned long long)id);
+    }
+    /* The same loop on another node count starts over. */
+    hcrt__hetprobe_node_meas_t m3[3] = {
+        {1, 1, 0, 0, -1}, {2, 1, 0, 0, -1}, {3, 1, 0, 0, -1}};
+    hcrt__probecache_update(pc, 0, 3, m3, 1);
+    hcrt__probecache_info_t info;
+    hcrt__probecache_info(pc, 0, &info);
+    CHECK(info.runs == 1 && hcrt__probecache_speeds(pc, 0)[2] == 3.0,
+          "node count change kept %llu runs", (unsigned long long)info.runs);
+    hcrt__probecache_destroy(pc);
+}
+
+/* One run of a loop through the scheduler with the cache's advice, then the
+ * observation back into the cache. Returns whether it was probed. */
+static int run_loop(hcrt__probecache_t *pc, sim_t *s, uint64_t loop,
+                    hcrt__hetprobe_kind_t *kind)
+{
+    const hcrt__hetprobe_decision_t *reuse;
+    const double *prior;
+    hcrt__hetprobe_params_t p;
+    hcrt__hetprobe_params_default(&p);
+    hcrt__probecache_lookup(pc, loop, s->nnodes, s->threads, &reuse, &prior);
+    CHECK(hcrt__hetprobe_create(&p, s->trip, s->nnodes, s->threads, prior,
+                                reuse, &s->hp) == HCRT_OK,
+          "create");
+    CHECK(sim_run(s) == 0, "sim failed");
+    int probed = 0;
+    const hcrt__hetprobe_node_meas_t *m =
+        hcrt__hetprobe_observation(s->hp, &probed);
+    CHECK(m != NULL, "no observation");
+    hcrt__probecache_update(pc, loop, s->nnodes, m, probed);
+    *kind = hcrt__hetprobe_decision(s->hp, 0)->kind;
+    int had_probe = 0;
+    for (size_t c = 0; c < s->nlog; c++)
+        had_probe |= s->log[c].probe;
+    CHECK(had_probe == probed, "probe chunks %d, probed %d", had_probe, probed);
+    return probed;
+}
+
+static void test_loop(void)
+{
+    hcrt__probecache_t *pc = cache(3, 0);
+    int thr[2] = {4, 2};
+    char pattern[16] = "";
+    hcrt__hetprobe_kind_t kinds[12];
+    for (int run = 0; run < 12; run++) {
+        sim_t s;
+        sim_init(&s, 2, thr, 20000, (uint64_t)run + 1);
+        double slow = run < 7 ? 1e6 : 0.2e6; /* node 1 slows down at run 7 */
+        s.speed[0] = s.speed2[0] = 1e6;
+        s.speed[1] = s.speed2[1] = slow;
+        s.faults[1] = 5;
+        s.period_us[1] = 1000.0;
+        pattern[run] = run_loop(pc, &s, 77, &kinds[run]) ? 'P' : 'c';
+        sim_fini(&s);
+    }
+    fprintf(stderr, "  runs: %s (P probed, c cached)\n", pattern);
+    /* 3 probes to become stable; reused until the cached run 7 measures
+     * the slow-down; 3 probes again, then reused. */
+    CHECK(strcmp(pattern, "PPPcccccPPPc") == 0, "pattern %s", pattern);
+    for (int run = 0; run < 12; run++)
+        CHECK(kinds[run] == HCRT_HP_CROSS, "run %d: kind %d", run, kinds[run]);
+    hcrt__probecache_destroy(pc);
+}
+
+/* A stable single-node loop is reused: only its node runs anything. */
+static void test_single_reuse(void)
+{
+    hcrt__probecache_t *pc = cache(2, 0);
+    int thr[3] = {2, 2, 2};
+    for (int run = 0; run < 4; run++) {
+        sim_t s;
+        sim_init(&s, 3, thr, 30000, (uint64_t)run + 100);
+        s.speed[2] = s.speed2[2] = 3e6;
+        s.faults[0] = s.faults[1] = s.faults[2] = 1000;
+        s.period_us[0] = s.period_us[1] = s.period_us[2] = 10.0;
+        hcrt__hetprobe_kind_t kind;
+        int probed = run_loop(pc, &s, 5, &kind);
+        CHECK(probed == (run < 2), "run %d probed %d", run, probed);
+        const hcrt__hetprobe_decision_t *d = hcrt__hetprobe_decision(s.hp, 0);
+        CHECK(kind == HCRT_HP_SINGLE && d->node == 2, "run %d: kind %d node %d",
+              run, kind, d->node);
+        if (!probed)
+            CHECK(s.iters[0] == 0 && s.iters[1] == 0 && s.iters[2] == 30000,
+                  "run %d: iterations %llu %llu %llu", run,
+                  (unsigned long long)s.iters[0],
+                  (unsigned long long)s.iters[1],
+                  (unsigned long long)s.iters[2]);
+        sim_fini(&s);
+    }
+    hcrt__probecache_destroy(pc);
+}
+
+int main(int argc, char **argv)
+{
+    static const test_case_t tests[] = {{"ewma", test_ewma},
+                                        {"stable", test_stable},
+                                        {"drift", test_drift},
+                                        {"refresh", test_refresh},
+                                        {"many", test_many},
+                                        {"loop", test_loop},
+                                        {"single_reuse", test_single_reuse},
+                                        {NULL, NULL}};
+    return run_tests(tests, argc, argv);
+}
