@@ -1,0 +1,220 @@
+/*
+ * dsm_bench.c - the DSM's costs against raw MPI between the same two ranks,
+ * measured in the same run (rank 0 = reader/writer, rank 1 = home).
+ *
+ *   fault   remote read-fault service time (one page, random order) vs a
+ *           raw MPI round trip fetching 4 KiB (8-byte request, 4 KiB reply)
+ *   stream  sequential read of a remote array, fault driven with prefetch,
+ *           vs raw MPI moving the same bytes (4 MiB messages)
+ *   release release cost per dirty page (8 changed bytes and a full page)
+ *   barrier hcrt__dsm_barrier (nothing dirty) vs MPI_Barrier
+ *
+ * Prints "key value" lines; bench/dsm/run.sh turns them into a table.
+ * While rank 1 only serves, its main thread sleeps in a polling barrier so
+ * the service thread has a core (as a worker waiting for events would).
+ */
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dsm/dsm.h"
+#include "libhcrt/runtime.h"
+
+static int me;
+static MPI_Comm comm;
+
+static double now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
+}
+
+/* A barrier that sleeps while waiting, leaving the core to other threads. */
+static void lazy_barrier(void)
+{
+    MPI_Request req;
+    int done = 0;
+    MPI_Ibarrier(comm, &req);
+    while (!done) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (!done)
+            usleep(50);
+    }
+}
+
+static double raw_roundtrip(int iters)
+{
+    static char page[4096];
+    uint64_t req = 0;
+    MPI_Barrier(comm);
+    double t = now();
+    for (int i = 0; i < iters; i++) {
+        if (me == 0) {
+            MPI_Send(&req, 1, MPI_UINT64_T, 1, 1, comm);
+            MPI_Recv(page, 4096, MPI_BYTE, 1, 2, comm, MPI_STATUS_IGNORE);
+        } else if (me == 1) {
+            MPI_Recv(&req, 1, MPI_UINT64_T, 0, 1, comm, MPI_STATUS_IGNORE);
+            MPI_Send(page, 4096, MPI_BYTE, 0, 2, comm);
+        }
+    }
+    return (now() - t) / iters;
+}
+
+static double raw_stream(size_t bytes)
+{
+    size_t chunk = 4 << 20;
+    char *buf = malloc(chunk);
+    memset(buf, 1, chunk);
+    MPI_Barrier(comm);
+    double t = now();
+    for (size_t off = 0; off < bytes; off += chunk) {
+        if (me == 0)
+            MPI_Recv(buf, (int)chunk, MPI_BYTE, 1, 3, comm, MPI_STATUS_IGNORE);
+        else if (me == 1)
+            MPI_Send(buf, (int)chunk, MPI_BYTE, 0, 3, comm);
+    }
+    t = now() - t;
+    free(buf);
+    return t;
+}
+
+/* Rank 1 allocates (home) and fills `bytes`; returns the shared pointer. */
+static char *home_array(size_t bytes)
+{
+    uint64_t p = 0;
+    if (me == 1) {
+        char *a = hcrt__dsm_malloc(bytes);
+        for (size_t i = 0; i < bytes; i += 4096)
+            memset(a + i, (int)(i >> 12), 4096);
+        p = (uintptr_t)a;
+    }
+    MPI_Bcast(&p, 1, MPI_UINT64_T, 1, comm);
+    hcrt__dsm_barrier();
+    return (char *)(uintptr_t)p;
+}
+
+static double dsm_fault(int pages)
+{
+    char *a = home_array((size_t)pages * 2 * 4096);
+    double per = 0;
+    if (me == 0) {
+        /* Every other page, in shuffled order: no prefetch kicks in. */
+        int *order = malloc(sizeof(int) * (size_t)pages);
+        for (int i = 0; i < pages; i++)
+            order[i] = i;
+        srand(7);
+        for (int i = pages - 1; i > 0; i--) {
+            int j = rand() % (i + 1), t = order[i];
+            order[i] = order[j];
+            order[j] = t;
+        }
+        volatile char sink = 0;
+        double t = now();
+        for (int i = 0; i < pages; i++)
+            sink += a[(size_t)order[i] * 2 * 4096];
+        per = (now() - t) / pages;
+        (void)sink;
+        free(order);
+    }
+    lazy_barrier();
+    hcrt__dsm_barrier();
+    return per;
+}
+
+/* Reads a remote array twice: cold (first touch: the kernel also has to
+ * allocate and zero the local pages) and warm (after the barrier's
+ * self-invalidation, as every later sweep of an iterative loop). */
+static void dsm_stream(size_t bytes, double *cold, double *warm)
+{
+    char *a = home_array(bytes);
+    for (int pass = 0; pass < 2; pass++) {
+        double t = 0;
+        if (me == 0) {
+            volatile uint64_t sum = 0;
+            t = now();
+            for (size_t i = 0; i < bytes; i += 64)
+                sum += (uint64_t)a[i];
+            t = now() - t;
+        }
+        *(pass ? warm : cold) = t;
+        lazy_barrier();
+        hcrt__dsm_barrier();
+    }
+}
+
+/* Per dirty page: `changed` bytes written on each of `pages` remote pages,
+ * then one release is timed. */
+static double dsm_release(int pages, size_t changed)
+{
+    char *a = home_array((size_t)pages * 4096);
+    double per = 0;
+    if (me == 0) {
+        for (int i = 0; i < pages; i++)
+            memset(a + (size_t)i * 4096, 0x5a, changed);
+        double t = now();
+        hcrt__dsm_release();
+        per = (now() - t) / pages;
+    }
+    lazy_barrier();
+    hcrt__dsm_barrier();
+    return per;
+}
+
+static void barriers(int iters, double *dsm_b, double *mpi_b)
+{
+    MPI_Barrier(comm);
+    double t = now();
+    for (int i = 0; i < iters; i++)
+        MPI_Barrier(comm);
+    *mpi_b = (now() - t) / iters;
+    t = now();
+    for (int i = 0; i < iters; i++)
+        hcrt__dsm_barrier();
+    *dsm_b = (now() - t) / iters;
+}
+
+int main(int argc, char **argv)
+{
+    hcrt__dsm_prepare_address_space(argc, argv);
+    hcrt__runtime_init(&argc, &argv);
+    if (hcrt__dsm_init(hcrt__comm_world()) != HCRT_OK)
+        return 2;
+    MPI_Comm_dup(hcrt__comm_world(), &comm);
+    me = hcrt__rank();
+    size_t stream_bytes = (size_t)(argc > 1 ? atol(argv[1]) : 64) << 20;
+    int pages = argc > 2 ? atoi(argv[2]) : 2000;
+
+    raw_roundtrip(200); /* warm up both paths */
+    dsm_fault(200);
+    double rt = raw_roundtrip(pages);
+    double fault = dsm_fault(pages);
+    double raw_s = raw_stream(stream_bytes);
+    double dsm_cold, dsm_s;
+    dsm_stream(stream_bytes, &dsm_cold, &dsm_s);
+    double rel8 = dsm_release(pages, 8);
+    double relp = dsm_release(pages, 4096);
+    double db, mb;
+    barriers(1000, &db, &mb);
+    if (me == 0) {
+        hcrt_dsm_counters_t c;
+        hcrt__dsm_counters(&c);
+        printf("raw_rt_us %.2f\n", rt * 1e6);
+        printf("fault_us %.2f\n", fault * 1e6);
+        printf("stream_mib %zu\n", stream_bytes >> 20);
+        printf("raw_stream_gbs %.3f\n", stream_bytes / raw_s / 1e9);
+        printf("dsm_stream_cold_gbs %.3f\n", stream_bytes / dsm_cold / 1e9);
+        printf("dsm_stream_gbs %.3f\n", stream_bytes / dsm_s / 1e9);
+        printf("release8_us %.2f\n", rel8 * 1e6);
+        printf("releasepage_us %.2f\n", relp * 1e6);
+        printf("dsm_barrier_us %.2f\n", db * 1e6);
+        printf("mpi_barrier_us %.2f\n", mb * 1e6);
+        printf("faults %llu\n", (unsigned long long)(c.read_faults));
+    }
+    MPI_Comm_free(&comm);
+    hcrt__dsm_fini();
+    return 0;
+}

@@ -1,0 +1,214 @@
+/*
+ * atomic.c - atomics on DSM memory, performed at the page's home.
+ *
+ * Cached copies can be stale, so every atomic (loads too) runs on the
+ * home's master copy through its alias view with the CPU's own atomic
+ * instructions; the home's threads and its service thread therefore agree.
+ * The first atomic write to a page marks it written by "atomics" in the
+ * directory, so no rank keeps an exempt copy of it across acquires.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "dsm/dsm_int.h"
+#include "libhcrt/log.h"
+
+#define INT_OP(T, P, OP, V, E)                                                 \
+    do {                                                                       \
+        T *q_ = (T *)(P), v_ = (T)(V), e_ = (T)(E), old;                       \
+        switch (OP) {                                                          \
+        case HCRT_DSM_AOP_LOAD:                                                \
+            return (uint64_t)__atomic_load_n(q_, 5) & M;                       \
+        case HCRT_DSM_AOP_STORE:                                               \
+            old = __atomic_exchange_n(q_, v_, 5);                              \
+            break;                                                             \
+        case HCRT_DSM_AOP_XCHG:                                                \
+            old = __atomic_exchange_n(q_, v_, 5);                              \
+            break;                                                             \
+        case HCRT_DSM_AOP_CAS:                                                 \
+            old = e_;                                                          \
+            __atomic_compare_exchange_n(q_, &old, v_, 0, 5, 5);                \
+            break;                                                             \
+        case HCRT_DSM_AOP_ADD:                                                 \
+            old = __atomic_fetch_add(q_, v_, 5);                               \
+            break;                                                             \
+        case HCRT_DSM_AOP_SUB:                                                 \
+            old = __atomic_fetch_sub(q_, v_, 5);                               \
+            break;                                                             \
+        case HCRT_DSM_AOP_AND:                                                 \
+            old = __atomic_fetch_and(q_, v_, 5);                               \
+            break;                                                             \
+        case HCRT_DSM_AOP_NAND:                                                \
+            old = __atomic_fetch_nand(q_, v_, 5);                              \
+            break;                                                             \
+        case HCRT_DSM_AOP_OR:                                                  \
+            old = __atomic_fetch_or(q_, v_, 5);                                \
+            break;                                                             \
+        case HCRT_DSM_AOP_XOR:                                                 \
+            old = __atomic_fetch_xor(q_, v_, 5);                               \
+            break;                                                             \
+        default:                                                               \
+            old = cas_minmax_##T(q_, v_, OP);                                  \
+            break;                                                             \
+        }                                                                      \
+        return (uint64_t)old & M;                                              \
+    } while (0)
+
+#define MINMAX(T, S)                                                           \
+    static T cas_minmax_##T(T *q, T v, int op)                                 \
+    {                                                                          \
+        T old = __atomic_load_n(q, 5);                                         \
+        for (;;) {                                                             \
+            int take;                                                          \
+            switch (op) {                                                      \
+            case HCRT_DSM_AOP_MAX:                                             \
+                take = (S)v > (S)old;                                          \
+                break;                                                         \
+            case HCRT_DSM_AOP_MIN:                                             \
+                take = (S)v < (S)old;                                          \
+                break;                                                         \
+            case HCRT_DSM_AOP_UMAX:                                            \
+                take = v > old;                                                \
+                break;                                                         \
+            default:                                                           \
+                take = v < old;                                                \
+                break;                                                         \
+            }                                                                  \
+            if (!take || __atomic_compare_exchange_n(q, &old, v, 0, 5, 5))     \
+                return old;                                                    \
+        }                                                                      \
+    }
+MINMAX(uint8_t, int8_t)
+MINMAX(uint16_t, int16_t)
+MINMAX(uint32_t, int32_t)
+MINMAX(uint64_t, int64_t)
+
+#define FP_OP(T, U, P, OP, V)                                                  \
+    do {                                                                       \
+        U *q = (U *)(P), bits = (U)(V), old = __atomic_load_n(q, 5), nw;       \
+        T x, y, r;                                                             \
+        if (OP != HCRT_DSM_AOP_ADD && OP != HCRT_DSM_AOP_SUB &&                \
+            OP != HCRT_DSM_AOP_MAX && OP != HCRT_DSM_AOP_MIN)                  \
+            break; /* bit-level ops: integer path */                           \
+        memcpy(&y, &bits, sizeof y);                                           \
+        for (;;) {                                                             \
+            memcpy(&x, &old, sizeof x);                                        \
+            switch (OP) {                                                      \
+            case HCRT_DSM_AOP_ADD:                                             \
+                r = x + y;                                                     \
+                break;                                                         \
+            case HCRT_DSM_AOP_SUB:                                             \
+                r = x - y;                                                     \
+                break;                                                         \
+            case HCRT_DSM_AOP_MAX:                                             \
+                r = y > x ? y : x;                                             \
+                break;                                                         \
+            default:                                                           \
+                r = y < x ? y : x;                                             \
+                break;                                                         \
+            }                                                                  \
+            memcpy(&nw, &r, sizeof nw);                                        \
+            if (__atomic_compare_exchange_n(q, &old, nw, 0, 5, 5))             \
+                return (uint64_t)old;                                          \
+        }                                                                      \
+    } while (0)
+
+uint64_t hcrt__dsm_atomic_apply(void *p, int size, int type, int op, uint64_t v,
+                                uint64_t e)
+{
+    if (type == HCRT_DSM_AT_FLOAT)
+        FP_OP(float, uint32_t, p, op, v);
+    else if (type == HCRT_DSM_AT_DOUBLE)
+        FP_OP(double, uint64_t, p, op, v);
+    switch (size) {
+    case 1: {
+        const uint64_t M = 0xff;
+        INT_OP(uint8_t, p, op, v, e);
+    }
+    case 2: {
+        const uint64_t M = 0xffff;
+        INT_OP(uint16_t, p, op, v, e);
+    }
+    case 4: {
+        const uint64_t M = 0xffffffffULL;
+        INT_OP(uint32_t, p, op, v, e);
+    }
+    default: {
+        const uint64_t M = ~0ULL;
+        INT_OP(uint64_t, p, op, v, e);
+    }
+    }
+}
+
+static char *alias_of(uintptr_t addr, size_t *idx)
+{
+    dsm_area_t *a;
+    long i = hcrt__dsm_page_index(addr, &a);
+    *idx = (size_t)i;
+    return a->alias + (addr - a->base);
+}
+
+/* Home: marks the page atomically written; returns ranks to tell. */
+static uint64_t mark_atomic(size_t idx, int op)
+{
+    if (op == HCRT_DSM_AOP_LOAD)
+        return 0;
+    return hcrt__dsm_dir_add_writer(idx, DSM_ATOMIC_WRITER);
+}
+
+void hcrt__dsm_atomic_serve(int src, dsm_msg_t *m)
+{
+    size_t idx;
+    int op = (int)(m->d & 0xff), size = (int)((m->d >> 8) & 0xff);
+    int type = (int)(m->d >> 16);
+    char *p = alias_of(m->a, &idx);
+    uint64_t tell = mark_atomic(idx, op);
+    uint64_t old = hcrt__dsm_atomic_apply(p, size, type, op, m->b, m->c);
+    dsm_msg_t *r = malloc(sizeof *r);
+    if (!r)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory serving an atomic");
+    *r = (dsm_msg_t){M_ATOMIC_R, m->op, old, 1, 0, 0};
+    hcrt__dsm_defer(src, r, sizeof *r, NULL, 0, idx, tell);
+}
+
+static int has_release(int order)
+{
+    return order == __ATOMIC_RELEASE || order == __ATOMIC_ACQ_REL ||
+           order == __ATOMIC_SEQ_CST;
+}
+
+static int has_acquire(int order)
+{
+    return order == __ATOMIC_ACQUIRE || order == __ATOMIC_ACQ_REL ||
+           order == __ATOMIC_SEQ_CST || order == __ATOMIC_CONSUME;
+}
+
+uint64_t hcrt__dsm_atomic(void *p, int size, hcrt_dsm_atype_t type,
+                          hcrt_dsm_aop_t op, uint64_t operand,
+                          uint64_t expected, int order)
+{
+    if (!hcrt__dsm_contains(p))
+        return hcrt__dsm_atomic_apply(p, size, (int)type, (int)op, operand,
+                                      expected);
+    if (has_release(order))
+        hcrt__dsm_release();
+    size_t idx = (size_t)hcrt__dsm_page_index((uintptr_t)p, NULL);
+    int home = hcrt__dsm_home(idx);
+    uint64_t old;
+    if (home == dsm.rank) {
+        uint64_t tell = mark_atomic(idx, (int)op);
+        if (tell)
+            hcrt__dsm_call(dsm.rank, M_WRITER, idx, 1, 0, tell);
+        old = hcrt__dsm_atomic_apply(alias_of((uintptr_t)p, &idx), size,
+                                     (int)type, (int)op, operand, expected);
+    } else {
+        uint64_t d =
+            (uint64_t)op | ((uint64_t)size << 8) | ((uint64_t)type << 16);
+        old =
+            hcrt__dsm_call(home, M_ATOMIC, (uintptr_t)p, operand, expected, d);
+        dsm_count(atomics_remote, 1);
+    }
+    if (has_acquire(order))
+        hcrt__dsm_acquire();
+    return old;
+}

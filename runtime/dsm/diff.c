@@ -1,0 +1,274 @@
+/*
+ * diff.c - release (diffs home) and self-invalidation.
+ *
+ * A dirty page is first write-protected, then compared with its twin, so
+ * a thread of this rank writing concurrently faults and waits instead of
+ * losing its store between the diff and the downgrade. Only bytes that
+ * differ from the twin travel: two ranks writing different bytes of one
+ * page between the same sync points both survive at the home.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include "dsm/dsm_int.h"
+#include "libhcrt/log.h"
+
+#define DIFF_MSG_MAX (1UL << 20)
+
+typedef struct vec {
+    uint32_t *v;
+    size_t n, cap;
+} vec_t;
+
+static void vec_push(vec_t *s, uint32_t x)
+{
+    if (s->n == s->cap) {
+        s->cap = s->cap ? 2 * s->cap : 1024;
+        s->v = realloc(s->v, s->cap * sizeof *s->v);
+        if (!s->v)
+            hcrt_fatal(HCRT_MOD_DSM, "out of memory during a DSM release");
+    }
+    s->v[s->n++] = x;
+}
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Applies `prot` (or madvise when prot < 0) to runs of contiguous pages. */
+static void for_runs(vec_t *s, int prot)
+{
+    for (size_t i = 0; i < s->n;) {
+        size_t j = i + 1;
+        while (j < s->n && s->v[j] == s->v[j - 1] + 1 &&
+               hcrt__dsm_area_of_page(s->v[j]) ==
+                   hcrt__dsm_area_of_page(s->v[i]))
+            j++;
+        if (prot >= 0)
+            hcrt__dsm_mprotect(hcrt__dsm_page_addr(s->v[i]), (j - i) * DSM_PAGE,
+                               prot);
+        else
+            madvise(dsm.twins + (size_t)s->v[i] * DSM_PAGE, (j - i) * DSM_PAGE,
+                    MADV_DONTNEED);
+        i = j;
+    }
+}
+
+/* Encodes the bytes of `cur` that differ from `twin`; returns bytes used. */
+static size_t encode_diff(uint32_t idx, const uint8_t *cur, const uint8_t *twin,
+                          uint8_t *out)
+{
+    uint8_t *o = out + 8;
+    size_t i = 0;
+    while (i < DSM_PAGE) {
+        if ((i & 7) == 0) {
+            uint64_t x, y;
+            memcpy(&x, cur + i, 8);
+            memcpy(&y, twin + i, 8);
+            if (x == y) {
+                i += 8;
+                continue;
+            }
+        }
+        if (cur[i] == twin[i]) {
+            i++;
+            continue;
+        }
+        size_t s = i;
+        while (i < DSM_PAGE && cur[i] != twin[i])
+            i++;
+        uint16_t off = (uint16_t)s, len = (uint16_t)(i - s);
+        memcpy(o, &off, 2);
+        memcpy(o + 2, &len, 2);
+        memcpy(o + 4, cur + s, len);
+        o += 4 + len;
+    }
+    uint32_t body = (uint32_t)(o - out - 8);
+    if (body == 0)
+        return 0;
+    memcpy(out, &idx, 4);
+    memcpy(out + 4, &body, 4);
+    return (size_t)(o - out);
+}
+
+typedef struct outbox {
+    dsm_op_t **ops;
+    size_t nops, capops;
+    char **buf; /* per home: message being filled */
+    size_t *len;
+} outbox_t;
+
+static void outbox_send(outbox_t *ob, int home)
+{
+    dsm_msg_t *m = (dsm_msg_t *)ob->buf[home];
+    if (!m || ob->len[home] == sizeof *m)
+        return;
+    m->b = ob->len[home];
+    dsm_op_t *op = calloc(1, sizeof *op);
+    if (ob->nops == ob->capops) {
+        ob->capops = ob->capops ? 2 * ob->capops : 16;
+        ob->ops = realloc(ob->ops, ob->capops * sizeof *ob->ops);
+    }
+    if (!op || !ob->ops)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory during a DSM release");
+    op->dest = home;
+    op->sbuf = m;
+    op->slen = ob->len[home];
+    op->want_reply = 1;
+    ob->ops[ob->nops++] = op;
+    hcrt__dsm_submit(op);
+    ob->buf[home] = NULL;
+}
+
+static void outbox_add(outbox_t *ob, size_t idx)
+{
+    int home = hcrt__dsm_home_known(idx);
+    if (!ob->buf[home]) {
+        ob->buf[home] = malloc(DIFF_MSG_MAX + 3 * DSM_PAGE);
+        if (!ob->buf[home])
+            hcrt_fatal(HCRT_MOD_DSM, "out of memory during a DSM release");
+        *(dsm_msg_t *)ob->buf[home] = (dsm_msg_t){M_DIFF, 0, 0, 0, 0, 0};
+        ob->len[home] = sizeof(dsm_msg_t);
+    }
+    size_t k =
+        encode_diff((uint32_t)idx, (const uint8_t *)hcrt__dsm_page_alias(idx),
+                    (const uint8_t *)dsm.twins + idx * DSM_PAGE,
+                    (uint8_t *)ob->buf[home] + ob->len[home]);
+    if (k) {
+        ((dsm_msg_t *)ob->buf[home])->a++;
+        ob->len[home] += k;
+        dsm_count(diff_pages, 1);
+        dsm_count(diff_bytes, k);
+    }
+    if (ob->len[home] >= DIFF_MSG_MAX)
+        outbox_send(ob, home);
+}
+
+static vec_t collect(uint8_t want, uint8_t skip_flags, int uncache)
+{
+    vec_t s = {0};
+    pthread_mutex_lock(&dsm.cache_lock);
+    size_t w = 0;
+    for (size_t i = 0; i < dsm.ncached; i++) {
+        uint32_t idx = dsm.cached[i];
+        int take = atomic_load(&dsm.pages[idx].state) == want &&
+                   !(atomic_load(&dsm.pages[idx].flags) & skip_flags);
+        uint8_t st = want;
+        if (take && atomic_compare_exchange_strong(&dsm.pages[idx].state, &st,
+                                                   PG_BUSY)) {
+            vec_push(&s, idx);
+            if (uncache) {
+                atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_CACHED);
+                continue;
+            }
+        }
+        dsm.cached[w++] = idx;
+    }
+    dsm.ncached = w;
+    pthread_mutex_unlock(&dsm.cache_lock);
+    qsort(s.v, s.n, sizeof *s.v, cmp_u32);
+    return s;
+}
+
+hcrt_status_t hcrt__dsm_flush(void)
+{
+    pthread_mutex_lock(&dsm.flush_lock);
+    vec_t s = collect(PG_RW, 0, 0);
+    if (s.n == 0) {
+        pthread_mutex_unlock(&dsm.flush_lock);
+        return HCRT_OK;
+    }
+    for_runs(&s, PROT_READ);
+    outbox_t ob = {0};
+    ob.buf = calloc((size_t)dsm.size, sizeof *ob.buf);
+    ob.len = calloc((size_t)dsm.size, sizeof *ob.len);
+    if (!ob.buf || !ob.len)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory during a DSM release");
+    for (size_t i = 0; i < s.n; i++)
+        outbox_add(&ob, s.v[i]);
+    for (int h = 0; h < dsm.size; h++)
+        outbox_send(&ob, h);
+    for_runs(&s, -1);
+    for (size_t i = 0; i < s.n; i++)
+        atomic_store(&dsm.pages[s.v[i]].state, PG_RO);
+    hcrt__dsm_page_settled();
+    for (size_t i = 0; i < ob.nops; i++) {
+        hcrt__dsm_wait(ob.ops[i]);
+        free(ob.ops[i]->sbuf);
+        free(ob.ops[i]);
+    }
+    free(ob.ops);
+    free(ob.buf);
+    free(ob.len);
+    free(s.v);
+    pthread_mutex_unlock(&dsm.flush_lock);
+    return HCRT_OK;
+}
+
+void hcrt__dsm_invalidate(void)
+{
+    vec_t s = collect(PG_RO, PF_EXEMPT, 1);
+    if (s.n == 0)
+        return;
+    for_runs(&s, PROT_NONE);
+    for (size_t i = 0; i < s.n; i++)
+        atomic_store(&dsm.pages[s.v[i]].state, PG_INV);
+    hcrt__dsm_page_settled();
+    dsm_count(invalidations, s.n);
+    free(s.v);
+}
+
+/* Home: applies a message of page diffs through the alias view. */
+void hcrt__dsm_serve_diff(int src, dsm_msg_t *m, size_t len)
+{
+    const uint8_t *p = (const uint8_t *)(m + 1);
+    const uint8_t *end = (const uint8_t *)m + len;
+    while (p + 8 <= end) {
+        uint32_t idx, body;
+        memcpy(&idx, p, 4);
+        memcpy(&body, p + 4, 4);
+        p += 8;
+        char *dst = hcrt__dsm_page_alias(idx);
+        const uint8_t *q = p;
+        while (q < p + body) {
+            uint16_t off, n;
+            memcpy(&off, q, 2);
+            memcpy(&n, q + 2, 2);
+            memcpy(dst + off, q + 4, n);
+            q += 4 + n;
+        }
+        p += body;
+        dsm_count(served_diffs, 1);
+    }
+    hcrt__dsm_reply(src, m, M_DIFF_R, 0, NULL, 0);
+}
+
+/* Out of memory mappings: drops every clean cached copy (always allowed:
+ * the next access refetches from the home), which turns runs of isolated
+ * protections back into a few large mappings. Service thread only. */
+void hcrt__dsm_compact(void)
+{
+    vec_t s = collect(PG_RO, 0, 1);
+    for (size_t i = 0; i < s.n;) {
+        size_t j = i + 1;
+        while (j < s.n && s.v[j] == s.v[j - 1] + 1)
+            j++;
+        mprotect((void *)hcrt__dsm_page_addr(s.v[i]), (j - i) * DSM_PAGE,
+                 PROT_NONE); /* merging: cannot need a new mapping */
+        i = j;
+    }
+    for (size_t i = 0; i < s.n; i++) {
+        atomic_fetch_and(&dsm.pages[s.v[i]].flags, (uint8_t)~PF_TRIGGER);
+        atomic_store(&dsm.pages[s.v[i]].state, PG_INV);
+    }
+    hcrt__dsm_page_settled();
+    dsm_count(invalidations, s.n);
+    hcrt_debug(HCRT_MOD_DSM,
+               "out of memory mappings: dropped %zu cached "
+               "pages",
+               s.n);
+    free(s.v);
+}

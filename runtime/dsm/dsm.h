@@ -1,0 +1,133 @@
+/*
+ * dsm.h - interface of the software DSM (internal to libhcrt).
+ *
+ * One virtual range sits at the same address in every rank; pages of it have
+ * a home rank that keeps the master copy. Coherence is home-based release
+ * consistency with multiple writers: a read miss fetches from the home (with
+ * sequential prefetch), a write miss keeps a twin, a release sends only the
+ * changed bytes home, an acquire self-invalidates cached pages unless no
+ * other rank ever wrote them. See docs/dsm.md for the protocol and settings.
+ *
+ * Threading: every call is safe from any thread once hcrt__dsm_init() has
+ * returned. Acquire/release/barrier act for the whole rank (one process =
+ * one node): OpenMP's flush points call them once per rank, or through
+ * hcrt__dsm_barrier_team() from every thread of a team.
+ */
+#ifndef HCRT_DSM_H
+#define HCRT_DSM_H
+
+#include <mpi.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "hcrt/hcrt.h"
+
+/* Call first thing in main (before MPI_Init): when address-space
+ * randomisation is on, turns it off and re-executes /proc/self/exe with the
+ * same argv so that every rank of a PIE maps code and globals identically.
+ * Returns only when no re-exec was needed (or HCRT_DSM_NO_ASLR=0). */
+void hcrt__dsm_prepare_address_space(int argc, char **argv);
+
+/* Makes [begin, end) (e.g. the "hcrt_shared" section of the executable)
+ * DSM memory homed on rank 0; call before hcrt__dsm_init(), the same in
+ * every rank. Only whole pages inside the range are managed. */
+hcrt_status_t hcrt__dsm_add_area(void *begin, void *end);
+
+/* Collective over `comm`: reserves the range, installs the fault handler,
+ * starts the service thread. Settings come from HCRT_DSM_*. */
+hcrt_status_t hcrt__dsm_init(MPI_Comm comm);
+/* Collective: flushes, stops the service thread, unmaps. Idempotent. */
+void hcrt__dsm_fini(void);
+int hcrt__dsm_initialized(void);
+
+/* Is `p` inside DSM-managed memory (range or an added area)? */
+int hcrt__dsm_contains(const void *p);
+/* The fixed range: base address and size in bytes. */
+void *hcrt__dsm_base(void);
+size_t hcrt__dsm_size(void);
+
+/* ---- heap: C library semantics; NULL + errno=ENOMEM when exhausted. ---- */
+void *hcrt__dsm_malloc(size_t size);
+void *hcrt__dsm_calloc(size_t n, size_t size);
+void *hcrt__dsm_realloc(void *p, size_t size);
+void hcrt__dsm_free(void *p);
+void *hcrt__dsm_aligned_alloc(size_t align, size_t size);
+int hcrt__dsm_posix_memalign(void **out, size_t align, size_t size);
+/* Usable size of a DSM heap block (0 if `p` is not one). */
+size_t hcrt__dsm_usable_size(void *p);
+
+/* ---- consistency ---- */
+/* Release: sends the diffs of every dirty page home and waits for them. */
+hcrt_status_t hcrt__dsm_release(void);
+/* Acquire: release, then self-invalidate cached pages that another rank
+ * may have written. */
+hcrt_status_t hcrt__dsm_acquire(void);
+/* Cluster barrier, one caller per rank: release, MPI barrier, acquire. */
+hcrt_status_t hcrt__dsm_barrier(void);
+/* Same, called by each of `nthreads` threads of this rank: the last to
+ * arrive flushes and joins the cluster barrier while the others wait. */
+hcrt_status_t hcrt__dsm_barrier_team(int nthreads);
+
+/* ---- cluster locks (any 64-bit id, e.g. the address of the lock) ---- */
+hcrt_status_t hcrt__dsm_lock(uint64_t id);   /* lock + acquire */
+hcrt_status_t hcrt__dsm_unlock(uint64_t id); /* release + unlock */
+
+/* ---- atomics on DSM memory, performed at the page's home ---- */
+typedef enum hcrt_dsm_aop {
+    HCRT_DSM_AOP_LOAD,
+    HCRT_DSM_AOP_STORE,
+    HCRT_DSM_AOP_XCHG,
+    HCRT_DSM_AOP_CAS, /* old returned; stored iff old == expected */
+    HCRT_DSM_AOP_ADD,
+    HCRT_DSM_AOP_SUB,
+    HCRT_DSM_AOP_AND,
+    HCRT_DSM_AOP_NAND,
+    HCRT_DSM_AOP_OR,
+    HCRT_DSM_AOP_XOR,
+    HCRT_DSM_AOP_MAX, /* signed */
+    HCRT_DSM_AOP_MIN, /* signed */
+    HCRT_DSM_AOP_UMAX,
+    HCRT_DSM_AOP_UMIN,
+    HCRT_DSM_AOP_COUNT
+} hcrt_dsm_aop_t;
+
+typedef enum hcrt_dsm_atype {
+    HCRT_DSM_AT_INT,   /* 1, 2, 4 or 8 bytes */
+    HCRT_DSM_AT_FLOAT, /* 4 bytes; bits passed in the uint64 */
+    HCRT_DSM_AT_DOUBLE /* 8 bytes; bits passed in the uint64 */
+} hcrt_dsm_atype_t;
+
+/* Performs `op` on the `size`-byte object at `p` (naturally aligned, in DSM
+ * memory) and returns its old value's bits zero-extended. `order` is a
+ * __ATOMIC_* constant: release orders do a DSM release first, acquire orders
+ * an acquire after. Non-DSM addresses are handled locally. */
+uint64_t hcrt__dsm_atomic(void *p, int size, hcrt_dsm_atype_t type,
+                          hcrt_dsm_aop_t op, uint64_t operand,
+                          uint64_t expected, int order);
+
+/* ---- for MPI users of DSM memory (the data manager) ---- */
+/* Makes [p, p+len) resident with read (or read-write) access, so that MPI
+ * can read (or write) it without taking a DSM fault. Valid until the next
+ * acquire of this rank. */
+hcrt_status_t hcrt__dsm_make_resident(void *p, size_t len, int for_write);
+
+/* ---- counters ---- */
+typedef struct hcrt_dsm_counters {
+    uint64_t read_faults, write_faults, home_faults;
+    uint64_t pages_fetched, bytes_fetched;
+    uint64_t diff_pages, diff_bytes;
+    uint64_t invalidations;
+    uint64_t locks, atomics_remote, barriers;
+    uint64_t served_fetches, served_diffs; /* as a home */
+} hcrt_dsm_counters_t;
+
+void hcrt__dsm_counters(hcrt_dsm_counters_t *out);
+/* Per-region counters: begin/end bracket one execution of region `id` on
+ * this rank; end accumulates the deltas into the region's totals. */
+void hcrt__dsm_region_begin(uint64_t id);
+void hcrt__dsm_region_end(uint64_t id);
+/* Mean time in ns between DSM faults since the current region began
+ * (elapsed time if no fault yet): HetProbe's input. */
+double hcrt__dsm_region_fault_period_ns(void);
+
+#endif /* HCRT_DSM_H */

@@ -1,0 +1,223 @@
+/*
+ * dsm_int.h - state shared between the DSM's source files.
+ *
+ * Memory: one memfd backs the fixed range and the added areas. It is mapped
+ * twice: the application view at the fixed address, whose page protections
+ * carry the protocol, and a private alias that is always read-write. Page
+ * data is installed, served and diffed through the alias, so neither MPI nor
+ * the service thread ever touches a protected page.
+ */
+#ifndef HCRT_DSM_INT_H
+#define HCRT_DSM_INT_H
+
+#include <mpi.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "dsm/dsm.h"
+
+#define DSM_PAGE 4096UL
+#define DSM_PAGE_SHIFT 12
+#define DSM_MAX_AREAS 8
+#define DSM_NO_HOME (-1)
+#define DSM_ATOMIC_WRITER 63 /* writer bit meaning "atomics touch it" */
+
+/* Page states in the application view. */
+enum {
+    PG_INV = 0, /* PROT_NONE: no valid copy here */
+    PG_RO,      /* PROT_READ: valid copy */
+    PG_RW,      /* PROT_READ|WRITE: non-home with a twin, or home written */
+    PG_BUSY     /* a thread is changing it: wait for dsm.gen */
+};
+/* Page flags. */
+enum {
+    PF_EXEMPT = 1, /* no other rank writes it: survives self-invalidation */
+    PF_WREG = 2,   /* this rank is registered as a writer at the home */
+    PF_CACHED = 4, /* in the cached list */
+    PF_TRIGGER = 8 /* valid but PROT_NONE: first touch starts read-ahead */
+};
+
+typedef struct dsm_page {
+    _Atomic uint8_t state;
+    _Atomic uint8_t flags;
+    _Atomic int16_t home; /* rank + 1; 0 until known (see home.c) */
+} dsm_page_t;
+
+/* Home-side directory entry: who fetched and who writes the page. */
+typedef struct dsm_dir {
+    _Atomic uint64_t readers;
+    _Atomic uint64_t writers;
+} dsm_dir_t;
+
+typedef struct dsm_area {
+    uintptr_t base, len; /* application view */
+    char *alias;         /* always-RW view of the same pages */
+    size_t first;        /* index of its first page in the page arrays */
+    int fixed_home;      /* home of every page, or DSM_NO_HOME: policy */
+} dsm_area_t;
+
+enum { HOME_ALLOC = 0, HOME_BLOCK, HOME_CYCLIC, HOME_FIRST_TOUCH };
+
+typedef struct dsm_counters_atomic {
+    _Atomic uint64_t v[sizeof(hcrt_dsm_counters_t) / sizeof(uint64_t)];
+} dsm_counters_atomic_t;
+#define DSM_CTR(field) (offsetof(hcrt_dsm_counters_t, field) / sizeof(uint64_t))
+#define dsm_count(field, n)                                                    \
+    atomic_fetch_add_explicit(&dsm.ctr.v[DSM_CTR(field)], (n),                 \
+                              memory_order_relaxed)
+
+/* Global state of the module (one per process). */
+struct dsm_state {
+    int ready;
+    int rank, size;
+    MPI_Comm svc_comm, coll_comm;
+    int memfd;
+    dsm_area_t areas[DSM_MAX_AREAS];
+    int nareas;        /* areas[0] is the fixed range */
+    size_t npages;     /* pages over all areas */
+    dsm_page_t *pages; /* per page, NORESERVE */
+    dsm_dir_t *dir;    /* per page, used at homes */
+    char *twins;       /* twin of page i at twins + i*PAGE */
+    uint32_t *cached;  /* indices of pages cached from other homes */
+    size_t ncached;
+    pthread_mutex_t cache_lock;
+    pthread_mutex_t flush_lock;
+    _Atomic uint32_t gen; /* bumped (and futex-woken) when a page settles */
+    /* settings */
+    int home_policy;
+    size_t block_pages, prefetch_max, slice_pages;
+    int classify;
+    uint64_t spin_ns; /* service thread polls this long after work */
+    dsm_counters_atomic_t ctr;
+};
+extern struct dsm_state dsm;
+
+/* ---- range.c ---- */
+hcrt_status_t hcrt__dsm_range_init(uintptr_t base, size_t size);
+void hcrt__dsm_range_fini(void);
+/* Page index of `p` (and its area), or -1 when outside every area. */
+long hcrt__dsm_page_index(uintptr_t p, dsm_area_t **area);
+dsm_area_t *hcrt__dsm_area_of_page(size_t idx);
+uintptr_t hcrt__dsm_page_addr(size_t idx);
+char *hcrt__dsm_page_alias(size_t idx);
+
+/* ---- home.c ---- */
+/* Home of page `idx`; may ask the directory through the service thread
+ * (async-signal-safe). hcrt__dsm_home_known never asks: -1 if unknown. */
+int hcrt__dsm_home(size_t idx);
+int hcrt__dsm_home_known(size_t idx);
+int hcrt__dsm_slice_owner(size_t idx);
+void hcrt__dsm_home_assign_block(size_t first, size_t n);
+void hcrt__dsm_home_set(size_t idx, int rank);
+/* Directory work at the home (service thread or home's own threads). */
+int hcrt__dsm_dir_add_reader(size_t idx, int rank);
+uint64_t hcrt__dsm_dir_add_writer(size_t idx, int who);
+
+/* ---- service.c ---- */
+/* One request in flight, owned by the thread waiting for it. */
+typedef struct dsm_op {
+    struct dsm_op *next;
+    int dest;
+    void *sbuf; /* message (header first), private memory */
+    size_t slen;
+    int want_reply;
+    void (*on_reply)(struct dsm_op *op, void *msg, size_t len);
+    void *arg; /* for on_reply */
+    uint64_t result;
+    _Atomic uint32_t done; /* futex word */
+} dsm_op_t;
+
+typedef struct dsm_msg {
+    uint32_t type;
+    uint32_t op; /* requester's op slot, echoed in the reply */
+    uint64_t a, b, c, d;
+} dsm_msg_t;
+
+enum {
+    M_FETCH = 1,
+    M_FETCH_R,
+    M_DIFF,
+    M_DIFF_R,
+    M_HOME,
+    M_HOME_R,
+    M_WRITER,
+    M_WRITER_R,
+    M_NOTIFY,
+    M_NOTIFY_R,
+    M_ATOMIC,
+    M_ATOMIC_R,
+    M_LOCK,
+    M_LOCK_R,
+    M_UNLOCK,
+    M_FREE,
+    M_FREE_R,
+    M_SIZE,
+    M_SIZE_R,
+    M_STATS,
+    M_STATS_R,
+    M_COMPACT,
+    M_COMPACT_R,
+    M_TYPES
+};
+
+hcrt_status_t hcrt__dsm_service_start(void);
+void hcrt__dsm_service_stop(void);
+int hcrt__dsm_in_service_thread(void);
+/* Queues `op` for the service thread (async-signal-safe). */
+void hcrt__dsm_submit(dsm_op_t *op);
+/* Waits for `op` (async-signal-safe: futex). */
+void hcrt__dsm_wait(dsm_op_t *op);
+/* Submit + wait for a request carrying only a header; returns reply.a. */
+uint64_t hcrt__dsm_call(int dest, uint32_t type, uint64_t a, uint64_t b,
+                        uint64_t c, uint64_t d);
+/* From the service thread: send a reply/notice (copies the buffer). */
+void hcrt__dsm_send(int dest, const void *buf, size_t len);
+void hcrt__dsm_reply(int dest, const dsm_msg_t *req, uint32_t type, uint64_t a,
+                     const void *payload, size_t plen);
+/* Sends `msg` (malloc'd, taken over; then `data` on DSM_TAG_DATA if dlen)
+ * to `dest` once every rank in notify_mask acknowledged that pages [idx,
+ * idx + msg->b) are no longer exempt; at once if the mask is empty. */
+void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
+                     size_t dlen, size_t idx, uint64_t notify_mask);
+#define DSM_TAG_DATA 1     /* page data following a FETCH_R header */
+#define DSM_INLINE_PAGES 4 /* runs up to this many pages ride in the reply */
+void hcrt__dsm_futex_wait(_Atomic uint32_t *w, uint32_t val);
+void hcrt__dsm_futex_wake(_Atomic uint32_t *w);
+
+/* ---- pages.c ---- */
+/* Resolves a fault on page `idx`; returns 0 on success, -1 if invalid. */
+int hcrt__dsm_resolve(size_t idx, int is_write);
+void hcrt__dsm_pages_init(void);
+void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m);
+uint64_t hcrt__dsm_home_serve(size_t idx, int requester, int claim);
+void hcrt__dsm_serve_diff(int src, dsm_msg_t *m, size_t len);
+void hcrt__dsm_serve_writer(int src, dsm_msg_t *m);
+void hcrt__dsm_serve_notify(int src, dsm_msg_t *m);
+void hcrt__dsm_notify_ack(dsm_msg_t *m);
+hcrt_status_t hcrt__dsm_flush(void);
+hcrt_status_t hcrt__dsm_cluster_barrier(void);
+void hcrt__dsm_invalidate(void);
+void hcrt__dsm_compact(void);
+int hcrt__dsm_mprotect(uintptr_t addr, size_t len, int prot);
+void hcrt__dsm_page_settled(void);
+
+/* ---- alloc.c / lock.c / atomic.c / counters.c (service side) ---- */
+hcrt_status_t hcrt__dsm_alloc_init(void);
+void hcrt__dsm_alloc_fini(void);
+uint64_t hcrt__dsm_alloc_serve_free(uintptr_t p);
+uint64_t hcrt__dsm_alloc_serve_size(uintptr_t p);
+void hcrt__dsm_lock_serve(int src, dsm_msg_t *m);
+void hcrt__dsm_unlock_serve(int src, dsm_msg_t *m);
+void hcrt__dsm_atomic_serve(int src, dsm_msg_t *m);
+uint64_t hcrt__dsm_atomic_apply(void *p, int size, int type, int op, uint64_t v,
+                                uint64_t expected);
+void hcrt__dsm_stats_serve(int src, dsm_msg_t *m);
+void hcrt__dsm_counters_init(void);
+uint64_t hcrt__dsm_now_ns(void);
+
+/* ---- fault.c ---- */
+hcrt_status_t hcrt__dsm_fault_install(void);
+void hcrt__dsm_fault_uninstall(void);
+
+#endif /* HCRT_DSM_INT_H */

@@ -1,0 +1,170 @@
+/*
+ * fault.c - the SIGSEGV handler: DSM misses, and real segfaults reported
+ * as such.
+ *
+ * Only protection faults (SEGV_ACCERR) inside DSM memory are the
+ * protocol's; everything else - unmapped addresses, the range's guard page,
+ * executing DSM memory, a miss the protocol cannot resolve - is the user's
+ * segfault: reported with address, rank and host using write(2) only, then
+ * handed to the previous handler (Open MPI's, or the default action), so
+ * the process dies as it would have without the DSM. Nothing here takes a
+ * lock, allocates or calls MPI.
+ */
+#include <errno.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <ucontext.h>
+#include <unistd.h>
+
+#include "dsm/dsm_int.h"
+#include "libhcrt/log.h"
+
+static struct sigaction old_segv;
+static char host[64];
+static int installed;
+static __thread uintptr_t last_addr;
+static __thread unsigned repeats;
+static char altstack[1 << 16];
+
+static size_t put_str(char *o, size_t k, const char *s)
+{
+    while (*s && k < 480)
+        o[k++] = *s++;
+    return k;
+}
+
+static size_t put_hex(char *o, size_t k, uintptr_t v)
+{
+    char t[20];
+    int n = 0;
+    do {
+        t[n++] = "0123456789abcdef"[v & 15];
+        v >>= 4;
+    } while (v);
+    k = put_str(o, k, "0x");
+    while (n)
+        o[k++] = t[--n];
+    return k;
+}
+
+static size_t put_dec(char *o, size_t k, long v)
+{
+    char t[24];
+    int n = 0;
+    if (v < 0) {
+        o[k++] = '-';
+        v = -v;
+    }
+    do {
+        t[n++] = (char)('0' + v % 10);
+        v /= 10;
+    } while (v);
+    while (n)
+        o[k++] = t[--n];
+    return k;
+}
+
+static void report(uintptr_t addr, const char *why)
+{
+    char msg[512];
+    size_t k = 0;
+    k = put_str(msg, k, "segmentation fault at address ");
+    k = put_hex(msg, k, addr);
+    k = put_str(msg, k, " (");
+    k = put_str(msg, k, why);
+    k = put_str(msg, k, ") on rank ");
+    k = put_dec(msg, k, dsm.ready ? dsm.rank : -1);
+    k = put_str(msg, k, ", host ");
+    k = put_str(msg, k, host);
+    k = put_str(msg, k, ", pid ");
+    k = put_dec(msg, k, (long)getpid());
+    msg[k++] = '\n';
+    msg[k] = 0;
+    hcrt__log_raw(msg);
+}
+
+/* Gives the fault to whoever had SIGSEGV before us. */
+static void chain(int sig, siginfo_t *si, void *uc)
+{
+    if ((old_segv.sa_flags & SA_SIGINFO) && old_segv.sa_sigaction) {
+        old_segv.sa_sigaction(sig, si, uc);
+        return;
+    }
+    if (old_segv.sa_handler != SIG_DFL && old_segv.sa_handler != SIG_IGN) {
+        old_segv.sa_handler(sig);
+        return;
+    }
+    /* Default action: restore it; the faulting access repeats and kills. */
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    sigaction(SIGSEGV, &dfl, NULL);
+}
+
+static const char *classify(siginfo_t *si, ucontext_t *uc, long *idx)
+{
+    uintptr_t addr = (uintptr_t)si->si_addr;
+    if (!dsm.ready)
+        return "not DSM memory";
+    *idx = hcrt__dsm_page_index(addr, NULL);
+    if (*idx < 0)
+        return "not DSM memory";
+    if (*idx == 0)
+        return "the DSM range's guard page";
+    if (si->si_code != SEGV_ACCERR)
+        return "DSM page not mapped";
+    if ((uintptr_t)uc->uc_mcontext.gregs[REG_RIP] == addr)
+        return "instruction fetch from DSM memory";
+    return NULL;
+}
+
+static void on_segv(int sig, siginfo_t *si, void *ucv)
+{
+    ucontext_t *uc = ucv;
+    uintptr_t addr = (uintptr_t)si->si_addr;
+    long idx = -1;
+    int saved = errno;
+    const char *why = classify(si, uc, &idx);
+    if (!why) {
+        int is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
+        int spurious = hcrt__dsm_resolve((size_t)idx, is_write);
+        if (!spurious || addr != last_addr)
+            repeats = 0;
+        last_addr = addr;
+        errno = saved;
+        if (!spurious || ++repeats < 10000)
+            return;
+        why = "access the DSM protocol does not allow";
+    }
+    report(addr, why);
+    chain(sig, si, ucv);
+    errno = saved;
+}
+
+hcrt_status_t hcrt__dsm_fault_install(void)
+{
+    if (gethostname(host, sizeof host - 1) != 0)
+        strcpy(host, "?");
+    stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
+    sigaltstack(&ss, NULL); /* main thread: reports even a stack overflow */
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_segv;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    if (sigaction(SIGSEGV, &sa, &old_segv) != 0) {
+        hcrt_error(HCRT_MOD_DSM, "cannot install the DSM SIGSEGV handler: %s",
+                   strerror(errno));
+        return HCRT_ERR_IO;
+    }
+    installed = 1;
+    return HCRT_OK;
+}
+
+void hcrt__dsm_fault_uninstall(void)
+{
+    if (installed)
+        sigaction(SIGSEGV, &old_segv, NULL);
+    installed = 0;
+}

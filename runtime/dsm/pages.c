@@ -1,0 +1,419 @@
+/*
+ * pages.c - fault resolution: read misses, write misses, home pages.
+ *
+ * Runs in the faulting thread's SIGSEGV handler, so it only uses atomics,
+ * mprotect, memcpy and the service thread (futex); page data moves through
+ * the alias view. A page being changed is PG_BUSY; other threads that fault
+ * on it wait for dsm.gen to move.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#ifndef MADV_POPULATE_READ /* Linux 5.14; Debian 12's headers have it */
+#define MADV_POPULATE_READ 22
+#define MADV_POPULATE_WRITE 23
+#endif
+
+#include "dsm/dsm_int.h"
+#include "libhcrt/log.h"
+
+static _Atomic uint32_t waiters;
+static _Atomic size_t seq_next;   /* page after the last fetched run */
+static _Atomic size_t seq_window; /* current prefetch window */
+
+int hcrt__dsm_mprotect(uintptr_t addr, size_t len, int prot)
+{
+    if (mprotect((void *)addr, len, prot) == 0)
+        return 0;
+    if (errno == ENOMEM) { /* vm.max_map_count: compact, then retry */
+        if (hcrt__dsm_in_service_thread())
+            hcrt__dsm_compact();
+        else
+            hcrt__dsm_call(dsm.rank, M_COMPACT, 0, 0, 0, 0);
+        if (mprotect((void *)addr, len, prot) == 0)
+            return 0;
+    }
+    hcrt__log_raw("dsm: mprotect failed: the process ran out of memory "
+                  "mappings (vm.max_map_count) even after dropping cached "
+                  "pages. Raise it (sysctl -w vm.max_map_count=1048576) or "
+                  "use a larger HCRT_DSM_BLOCK so pages of one kind are "
+                  "contiguous.\n");
+    abort();
+}
+
+void hcrt__dsm_page_settled(void)
+{
+    atomic_fetch_add(&dsm.gen, 1);
+    if (atomic_load(&waiters))
+        hcrt__dsm_futex_wake(&dsm.gen);
+}
+
+static void wait_settled(size_t idx)
+{
+    uint32_t g = atomic_load(&dsm.gen);
+    atomic_fetch_add(&waiters, 1);
+    if (atomic_load(&dsm.pages[idx].state) == PG_BUSY)
+        hcrt__dsm_futex_wait(&dsm.gen, g);
+    atomic_fetch_sub(&waiters, 1);
+}
+
+static int claim(size_t idx, uint8_t from)
+{
+    uint8_t s = from;
+    return atomic_compare_exchange_strong(&dsm.pages[idx].state, &s, PG_BUSY);
+}
+
+static void set_state(size_t first, size_t n, uint8_t st)
+{
+    for (size_t i = 0; i < n; i++)
+        atomic_store_explicit(&dsm.pages[first + i].state, st,
+                              memory_order_release);
+    hcrt__dsm_page_settled();
+}
+
+/* Claims up to `max` pages after `idx` in state `from`, homed at `home`,
+ * in the same area; returns the run length including idx. */
+static size_t claim_run(size_t idx, size_t max, uint8_t from, int home)
+{
+    dsm_area_t *a = hcrt__dsm_area_of_page(idx);
+    size_t end = a->first + a->len / DSM_PAGE, n = 1;
+    while (n < max && idx + n < end && hcrt__dsm_home_known(idx + n) == home &&
+           claim(idx + n, from))
+        n++;
+    return n;
+}
+
+static size_t prefetch_window(size_t idx)
+{
+    size_t w = atomic_load(&seq_window);
+    if (idx == atomic_load(&seq_next))
+        w = w * 2 > dsm.prefetch_max ? dsm.prefetch_max : w * 2;
+    else
+        w = 1; /* random access: do not pay for pages nobody asked for */
+    if (w == 0)
+        w = 1;
+    atomic_store(&seq_window, w);
+    return w;
+}
+
+static void cache_add(size_t first, size_t n)
+{
+    pthread_mutex_lock(&dsm.cache_lock);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t f = atomic_fetch_or(&dsm.pages[first + i].flags, PF_CACHED);
+        if (!(f & PF_CACHED))
+            dsm.cached[dsm.ncached++] = (uint32_t)(first + i);
+    }
+    pthread_mutex_unlock(&dsm.cache_lock);
+}
+
+/* ---- home pages: no message unless exempt copies elsewhere must be told */
+
+static int home_fault(size_t idx, int is_write)
+{
+    uint8_t st = atomic_load(&dsm.pages[idx].state);
+    if (st == PG_BUSY) {
+        wait_settled(idx);
+        return 0;
+    }
+    if (st == PG_RW || (st == PG_RO && !is_write))
+        return 1; /* spurious */
+    if (!claim(idx, st))
+        return 0;
+    size_t n =
+        st == PG_INV ? claim_run(idx, dsm.prefetch_max, PG_INV, dsm.rank) : 1;
+    uintptr_t addr = hcrt__dsm_page_addr(idx);
+    if (is_write) {
+        uint64_t tell = 0;
+        for (size_t i = 0; i < n; i++)
+            tell |= hcrt__dsm_dir_add_writer(idx + i, dsm.rank);
+        if (tell)
+            hcrt__dsm_call(dsm.rank, M_WRITER, idx, n, 0, tell);
+    }
+    hcrt__dsm_mprotect(addr, n * DSM_PAGE,
+                       is_write ? PROT_READ | PROT_WRITE : PROT_READ);
+    set_state(idx, n, is_write ? PG_RW : PG_RO);
+    dsm_count(home_faults, 1);
+    return 0;
+}
+
+/* ---- remote pages ---- */
+
+typedef struct fetch_ctx {
+    size_t idx, n;
+    int is_write;
+    int registered; /* the home recorded us as writer of the whole run */
+    int trigger;    /* read-ahead: leave the first page as a trigger */
+} fetch_ctx_t;
+
+/* Read-ahead requests in flight without a waiting thread; a slot is free
+ * when its op is done (set at init), claimed by CAS, so the fault path
+ * needs no lock. */
+#define RA_SLOTS 4
+typedef struct ra_slot {
+    dsm_op_t op;
+    dsm_msg_t m;
+    fetch_ctx_t ctx;
+} ra_slot_t;
+static ra_slot_t ra[RA_SLOTS];
+
+void hcrt__dsm_pages_init(void)
+{
+    for (int i = 0; i < RA_SLOTS; i++)
+        atomic_store(&ra[i].op.done, 1);
+    atomic_store(&seq_next, (size_t)-1);
+    atomic_store(&seq_window, 1);
+}
+
+/* Service thread: installs a fetched run through the alias view. */
+static void install_fetch(dsm_op_t *op, void *msg, size_t len)
+{
+    fetch_ctx_t *c = op->arg;
+    dsm_msg_t *m = msg;
+    size_t flen = (c->n + 63) & ~63UL;
+    const uint8_t *exempt = (const uint8_t *)(m + 1);
+    char *alias = hcrt__dsm_page_alias(c->idx);
+    if (c->n <= DSM_INLINE_PAGES) {
+        hcrt_assert(len == sizeof *m + flen + c->n * DSM_PAGE);
+        memcpy(alias, (const char *)(m + 1) + flen, c->n * DSM_PAGE);
+    } else {
+        /* The data follows from the same home on its own tag: straight
+         * into the alias view (nobody touches these BUSY pages). */
+        hcrt_assert(len == sizeof *m + flen);
+        /* one call allocates the pages instead of n faults */
+        madvise(alias, c->n * DSM_PAGE, MADV_POPULATE_WRITE);
+        MPI_Recv(alias, (int)(c->n * DSM_PAGE), MPI_BYTE, op->dest,
+                 DSM_TAG_DATA, dsm.svc_comm, MPI_STATUS_IGNORE);
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        size_t p = c->idx + i;
+        uint8_t f = exempt[i] ? PF_EXEMPT : 0;
+        if (c->registered)
+            f |= PF_WREG;
+        if (c->trigger && i == 0)
+            f |= PF_TRIGGER;
+        atomic_fetch_and(&dsm.pages[p].flags,
+                         (uint8_t)~(PF_EXEMPT | PF_TRIGGER));
+        atomic_fetch_or(&dsm.pages[p].flags, f);
+    }
+    cache_add(c->idx, c->n);
+    uintptr_t addr = hcrt__dsm_page_addr(c->idx);
+    size_t ro_first = 0;
+    if (c->trigger) {
+        ro_first = 1; /* stays PROT_NONE until touched */
+    } else if (c->is_write) {
+        memcpy(dsm.twins + c->idx * DSM_PAGE, hcrt__dsm_page_alias(c->idx),
+               DSM_PAGE);
+        hcrt__dsm_mprotect(addr, DSM_PAGE, PROT_READ | PROT_WRITE);
+        ro_first = 1;
+    }
+    if (c->n > ro_first) {
+        hcrt__dsm_mprotect(addr + ro_first * DSM_PAGE,
+                           (c->n - ro_first) * DSM_PAGE, PROT_READ);
+        if (c->n - ro_first > 1) /* map the run now, not page by page */
+            madvise((void *)(addr + ro_first * DSM_PAGE),
+                    (c->n - ro_first) * DSM_PAGE, MADV_POPULATE_READ);
+    }
+    for (size_t i = 0; i < c->n; i++)
+        atomic_store(&dsm.pages[c->idx + i].state,
+                     i < ro_first && !c->trigger ? PG_RW : PG_RO);
+    dsm_count(pages_fetched, c->n);
+    dsm_count(bytes_fetched, c->n * DSM_PAGE);
+    hcrt__dsm_page_settled();
+}
+
+/* Streaming: fetches the next run without waiting for it. */
+static void read_ahead(int home)
+{
+    size_t start = atomic_load(&seq_next);
+    if (start >= dsm.npages || hcrt__dsm_home_known(start) != home ||
+        !claim(start, PG_INV))
+        return;
+    ra_slot_t *s = NULL;
+    for (int i = 0; i < RA_SLOTS && !s; i++) {
+        uint32_t one = 1;
+        if (atomic_compare_exchange_strong(&ra[i].op.done, &one, 0))
+            s = &ra[i];
+    }
+    if (!s) { /* all slots busy: give the page back */
+        set_state(start, 1, PG_INV);
+        return;
+    }
+    size_t n = claim_run(start, dsm.prefetch_max, PG_INV, home);
+    atomic_store(&seq_next, start + n);
+    s->ctx = (fetch_ctx_t){start, n, 0, 0, 1};
+    s->m = (dsm_msg_t){M_FETCH, 0, start, n, 0, 0};
+    s->op = (dsm_op_t){0};
+    s->op.dest = home;
+    s->op.sbuf = &s->m;
+    s->op.slen = sizeof s->m;
+    s->op.want_reply = 1;
+    s->op.on_reply = install_fetch;
+    s->op.arg = &s->ctx;
+    hcrt__dsm_submit(&s->op);
+}
+
+static void fetch_remote(size_t idx, int home, int is_write)
+{
+    size_t n = claim_run(idx, prefetch_window(idx), PG_INV, home);
+    atomic_store(&seq_next, idx + n);
+    int reg = is_write && !(atomic_load(&dsm.pages[idx].flags) & PF_WREG);
+    fetch_ctx_t ctx = {idx, n, is_write, reg, 0};
+    dsm_msg_t m = {M_FETCH, 0, idx, n, (uint64_t)reg, 0};
+    dsm_op_t op = {0};
+    op.dest = home;
+    op.sbuf = &m;
+    op.slen = sizeof m;
+    op.want_reply = 1;
+    op.on_reply = install_fetch;
+    op.arg = &ctx;
+    hcrt__dsm_submit(&op);
+    hcrt__dsm_wait(&op);
+    if (!is_write && n == dsm.prefetch_max && n > 1) {
+        read_ahead(home); /* two runs in flight: transfer of one overlaps */
+        read_ahead(home); /* the installation of the other */
+    }
+}
+
+/* First touch of a read-ahead run: open it and fetch the next one. */
+static int trigger(size_t idx, int home)
+{
+    uint8_t f = atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_TRIGGER);
+    if (!(f & PF_TRIGGER))
+        return 1;
+    hcrt__dsm_mprotect(hcrt__dsm_page_addr(idx), DSM_PAGE, PROT_READ);
+    read_ahead(home);
+    return 0;
+}
+
+/* Write miss on a valid copy: register as writer (once), twin, unprotect. */
+static void upgrade_write(size_t idx, int home)
+{
+    if (!(atomic_load(&dsm.pages[idx].flags) & PF_WREG)) {
+        size_t n = 1;
+        dsm_area_t *a = hcrt__dsm_area_of_page(idx);
+        size_t end = a->first + a->len / DSM_PAGE;
+        while (n < dsm.prefetch_max && idx + n < end &&
+               hcrt__dsm_home_known(idx + n) == home &&
+               (atomic_load(&dsm.pages[idx + n].flags) &
+                (PF_CACHED | PF_WREG)) == PF_CACHED)
+            n++;
+        hcrt__dsm_call(home, M_WRITER, idx, n, 0, 0);
+        for (size_t i = 0; i < n; i++)
+            atomic_fetch_or(&dsm.pages[idx + i].flags, PF_WREG);
+    }
+    uintptr_t addr = hcrt__dsm_page_addr(idx);
+    /* from the alias: a read-ahead trigger page is still PROT_NONE */
+    memcpy(dsm.twins + idx * DSM_PAGE, hcrt__dsm_page_alias(idx), DSM_PAGE);
+    atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_TRIGGER);
+    hcrt__dsm_mprotect(addr, DSM_PAGE, PROT_READ | PROT_WRITE);
+    set_state(idx, 1, PG_RW);
+}
+
+/* Returns 0 when the access can be retried, 1 when nothing needed doing
+ * (spurious: the caller counts repeats and reports a loop). */
+int hcrt__dsm_resolve(size_t idx, int is_write)
+{
+    int home = hcrt__dsm_home(idx);
+    if (home == dsm.rank)
+        return home_fault(idx, is_write);
+    uint8_t st = atomic_load(&dsm.pages[idx].state);
+    switch (st) {
+    case PG_BUSY:
+        wait_settled(idx);
+        return 0;
+    case PG_INV:
+        if (!claim(idx, PG_INV))
+            return 0;
+        fetch_remote(idx, home, is_write);
+        if (is_write)
+            dsm_count(write_faults, 1);
+        else
+            dsm_count(read_faults, 1);
+        return 0;
+    case PG_RO:
+        if (!is_write)
+            return trigger(idx, home);
+        if (!claim(idx, PG_RO))
+            return 0;
+        upgrade_write(idx, home);
+        dsm_count(write_faults, 1);
+        return 0;
+    default:
+        return 1;
+    }
+}
+
+hcrt_status_t hcrt__dsm_make_resident(void *p, size_t len, int for_write)
+{
+    if (len == 0)
+        return HCRT_OK;
+    uintptr_t b = (uintptr_t)p & ~(DSM_PAGE - 1);
+    for (uintptr_t a = b; a < (uintptr_t)p + len; a += DSM_PAGE) {
+        long idx = hcrt__dsm_page_index(a, NULL);
+        if (idx < 0)
+            continue; /* ordinary memory: nothing to do */
+        for (;;) {
+            uint8_t st = atomic_load(&dsm.pages[idx].state);
+            if (st == PG_RW || (st == PG_RO && !for_write))
+                break;
+            hcrt__dsm_resolve((size_t)idx, for_write);
+        }
+    }
+    return HCRT_OK;
+}
+
+/* ---- home side of fetches and writer registration (service thread) ---- */
+
+void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
+{
+    size_t idx = m->a, n = m->b, flen = (n + 63) & ~63UL;
+    /* Small runs travel inside the reply (one message); large ones follow
+     * it straight from the alias view (no copy). */
+    int inline_data = n <= DSM_INLINE_PAGES;
+    size_t len = sizeof *m + flen + (inline_data ? n * DSM_PAGE : 0);
+    dsm_msg_t *r = malloc(len);
+    if (!r)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a page fetch");
+    *r = (dsm_msg_t){M_FETCH_R, m->op, 0, n, idx, 0};
+    uint8_t *exempt = (uint8_t *)(r + 1);
+    uint64_t tell = 0;
+    memset(exempt, 0, flen);
+    for (size_t i = 0; i < n; i++) {
+        if (m->c)
+            tell |= hcrt__dsm_dir_add_writer(idx + i, src);
+        exempt[i] = (uint8_t)hcrt__dsm_dir_add_reader(idx + i, src);
+    }
+    dsm_count(served_fetches, n);
+    /* the run lies in one area, so its alias pages are contiguous */
+    char *alias = hcrt__dsm_page_alias(idx);
+    if (inline_data) {
+        memcpy((char *)(r + 1) + flen, alias, n * DSM_PAGE);
+        hcrt__dsm_defer(src, r, len, NULL, 0, idx, tell);
+    } else {
+        hcrt__dsm_defer(src, r, len, alias, n * DSM_PAGE, idx, tell);
+    }
+}
+
+void hcrt__dsm_serve_writer(int src, dsm_msg_t *m)
+{
+    uint64_t tell = m->d; /* the home's own threads pass their mask */
+    if (src != dsm.rank || !tell)
+        for (size_t i = 0; i < m->b; i++)
+            tell |= hcrt__dsm_dir_add_writer(m->a + i, src);
+    dsm_msg_t *r = malloc(sizeof *r);
+    if (!r)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a writer notice");
+    *r = (dsm_msg_t){M_WRITER_R, m->op, 0, m->b, 0, 0};
+    hcrt__dsm_defer(src, r, sizeof *r, NULL, 0, m->a, tell);
+}
+
+void hcrt__dsm_serve_notify(int src, dsm_msg_t *m)
+{
+    for (size_t i = 0; i < m->b; i++)
+        atomic_fetch_and(&dsm.pages[m->a + i].flags, (uint8_t)~PF_EXEMPT);
+    dsm_msg_t ack = {M_NOTIFY_R, m->op, 0, 0, 0, 0};
+    hcrt__dsm_send(src, &ack, sizeof ack);
+}

@@ -1,0 +1,472 @@
+/*
+ * service.c - the DSM's service thread: the only thread that calls MPI for
+ * the protocol.
+ *
+ * Why one thread: a fault can hit while the faulting thread is anywhere,
+ * even inside MPI or malloc, so the SIGSEGV path only queues a request
+ * (lock-free push) and sleeps on a futex, both async-signal-safe. This
+ * thread posts the request, receives every incoming message in order
+ * (MPI's non-overtaking rule per sender is what keeps a fetched page and a
+ * later "no longer exempt" notice in order), serves homes' work, and wakes
+ * the waiting thread. It never touches a protected page: it reads and
+ * writes page data through the alias view.
+ */
+#include <errno.h>
+#include <linux/futex.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "dsm/dsm_int.h"
+#include "libhcrt/log.h"
+
+#define MAX_SLOTS 4096
+#define MAX_DEFER 1024
+#define RECV_INLINE 65536
+
+typedef struct pending_send {
+    MPI_Request req;
+    void *to_free; /* reply buffer owned by this thread */
+    dsm_op_t *op;  /* one-way request: done when sent */
+} pending_send_t;
+
+typedef struct deferred {
+    int dest, left;
+    void *msg;
+    size_t len;
+    const void *data; /* page data sent right after msg (tag DSM_TAG_DATA) */
+    size_t dlen;
+} deferred_t;
+
+static struct {
+    pthread_t thread;
+    _Atomic(dsm_op_t *) submitted;
+    _Atomic uint32_t bell;
+    _Atomic int sleeping;
+    _Atomic int stop;
+    dsm_op_t *slots[MAX_SLOTS];
+    int free_slots[MAX_SLOTS], nfree;
+    pending_send_t *sends;
+    MPI_Request *reqs;
+    int nsends, cap;
+    deferred_t defer[MAX_DEFER];
+    char *inbuf;
+} svc;
+
+void hcrt__dsm_futex_wait(_Atomic uint32_t *w, uint32_t val)
+{
+    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAIT_PRIVATE, val, NULL, NULL, 0);
+}
+
+void hcrt__dsm_futex_wake(_Atomic uint32_t *w)
+{
+    syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE_PRIVATE, 0x7fffffff, NULL,
+            NULL, 0);
+}
+
+void hcrt__dsm_submit(dsm_op_t *op)
+{
+    atomic_store_explicit(&op->done, 0, memory_order_relaxed);
+    dsm_op_t *head = atomic_load_explicit(&svc.submitted, memory_order_relaxed);
+    do {
+        op->next = head;
+    } while (!atomic_compare_exchange_weak_explicit(
+        &svc.submitted, &head, op, memory_order_release, memory_order_relaxed));
+    if (atomic_load(&svc.sleeping)) {
+        atomic_fetch_add(&svc.bell, 1);
+        hcrt__dsm_futex_wake(&svc.bell);
+    }
+}
+
+/* op->done: 0 pending, 1 done, 2 pending with the owner asleep (so the
+ * service thread only pays for a futex wake when somebody sleeps). */
+void hcrt__dsm_wait(dsm_op_t *op)
+{
+    /* A short spin, then sleep: spinning longer takes the core from the
+     * service thread that must complete the request. */
+    for (int i = 0; i < 50; i++) {
+        if (atomic_load_explicit(&op->done, memory_order_acquire) == 1)
+            return;
+        __builtin_ia32_pause();
+    }
+    uint32_t zero = 0;
+    atomic_compare_exchange_strong(&op->done, &zero, 2);
+    while (atomic_load_explicit(&op->done, memory_order_acquire) != 1)
+        hcrt__dsm_futex_wait(&op->done, 2);
+}
+
+uint64_t hcrt__dsm_call(int dest, uint32_t type, uint64_t a, uint64_t b,
+                        uint64_t c, uint64_t d)
+{
+    dsm_msg_t m = {type, 0, a, b, c, d};
+    dsm_op_t op = {0};
+    op.dest = dest;
+    op.sbuf = &m;
+    op.slen = sizeof m;
+    op.want_reply = 1;
+    hcrt__dsm_submit(&op);
+    hcrt__dsm_wait(&op);
+    return op.result;
+}
+
+static void track_send(MPI_Request req, void *to_free, dsm_op_t *op)
+{
+    if (svc.nsends == svc.cap) {
+        svc.cap = svc.cap ? 2 * svc.cap : 256;
+        svc.sends = realloc(svc.sends, svc.cap * sizeof *svc.sends);
+        svc.reqs = realloc(svc.reqs, svc.cap * sizeof *svc.reqs);
+        if (!svc.sends || !svc.reqs)
+            hcrt_fatal(HCRT_MOD_DSM, "out of memory in the DSM service");
+    }
+    svc.sends[svc.nsends] = (pending_send_t){req, to_free, op};
+    svc.reqs[svc.nsends] = req;
+    svc.nsends++;
+}
+
+static void isend_tag(int dest, const void *buf, size_t len, int tag,
+                      void *to_free, dsm_op_t *op)
+{
+    MPI_Request req;
+    int rc = MPI_Isend(buf, (int)len, MPI_BYTE, dest, tag, dsm.svc_comm, &req);
+    if (rc != MPI_SUCCESS)
+        hcrt_fatal(HCRT_MOD_DSM,
+                   "DSM message to rank %d failed (MPI error "
+                   "%d)",
+                   dest, rc);
+    track_send(req, to_free, op);
+}
+
+static void isend(int dest, void *buf, size_t len, void *to_free, dsm_op_t *op)
+{
+    isend_tag(dest, buf, len, 0, to_free, op);
+}
+
+/* Header, then the page data straight from the alias view: no copy. */
+static void send_with_data(int dest, void *msg, size_t len, const void *data,
+                           size_t dlen)
+{
+    isend(dest, msg, len, msg, NULL);
+    if (dlen)
+        isend_tag(dest, data, dlen, DSM_TAG_DATA, NULL, NULL);
+}
+
+void hcrt__dsm_send(int dest, const void *buf, size_t len)
+{
+    void *copy = malloc(len);
+    if (!copy)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory in the DSM service");
+    memcpy(copy, buf, len);
+    isend(dest, copy, len, copy, NULL);
+}
+
+void hcrt__dsm_reply(int dest, const dsm_msg_t *req, uint32_t type, uint64_t a,
+                     const void *payload, size_t plen)
+{
+    size_t len = sizeof(dsm_msg_t) + plen;
+    dsm_msg_t *m = malloc(len);
+    if (!m)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory in the DSM service");
+    *m = (dsm_msg_t){type, req->op, a, req->b, req->c, req->d};
+    if (plen)
+        memcpy(m + 1, payload, plen);
+    isend(dest, m, len, m, NULL);
+}
+
+/* Sends `msg` (malloc'd, taken over) once every rank in notify_mask has
+ * acknowledged a notice that pages [idx, idx+n) are no longer exempt. */
+void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
+                     size_t dlen, size_t idx, uint64_t notify_mask)
+{
+    int n = (int)((dsm_msg_t *)msg)->b;
+    if (notify_mask == 0) {
+        send_with_data(dest, msg, len, data, dlen);
+        return;
+    }
+    int k = 0;
+    while (k < MAX_DEFER && svc.defer[k].msg)
+        k++;
+    if (k == MAX_DEFER)
+        hcrt_fatal(HCRT_MOD_DSM, "too many deferred DSM replies");
+    svc.defer[k] = (deferred_t){
+        dest, __builtin_popcountll(notify_mask), msg, len, data, dlen};
+    for (int x = 0; x < dsm.size; x++) {
+        if (!(notify_mask & (1ULL << x)))
+            continue;
+        dsm_msg_t note = {M_NOTIFY, (uint32_t)k, idx, (uint64_t)n, 0, 0};
+        hcrt__dsm_send(x, &note, sizeof note);
+    }
+}
+
+/* A write fetch's reply waited for notices; meanwhile another writer may
+ * have registered and told the requester "not exempt" - a notice that
+ * arrived before this reply. Recompute the exempt bits as of now, so the
+ * reply cannot undo that notice. */
+static void refresh_exempt(int dest, dsm_msg_t *r)
+{
+    if (r->type != M_FETCH_R)
+        return;
+    uint8_t *exempt = (uint8_t *)(r + 1);
+    for (size_t i = 0; i < r->b; i++) {
+        uint64_t w = atomic_load(&dsm.dir[r->c + i].writers);
+        exempt[i] = dsm.classify && (w & ~(1ULL << dest)) == 0;
+    }
+}
+
+void hcrt__dsm_notify_ack(dsm_msg_t *m)
+{
+    deferred_t *d = &svc.defer[m->op];
+    if (--d->left == 0) {
+        refresh_exempt(d->dest, d->msg);
+        send_with_data(d->dest, d->msg, d->len, d->data, d->dlen);
+        d->msg = NULL;
+    }
+}
+
+static void post_submitted(void)
+{
+    dsm_op_t *list =
+        atomic_exchange_explicit(&svc.submitted, NULL, memory_order_acquire);
+    dsm_op_t *rev = NULL;
+    while (list) { /* oldest first */
+        dsm_op_t *next = list->next;
+        list->next = rev;
+        rev = list;
+        list = next;
+    }
+    for (dsm_op_t *op = rev, *next; op; op = next) {
+        next = op->next;
+        dsm_msg_t *m = op->sbuf;
+        if (op->want_reply) {
+            if (svc.nfree == 0)
+                hcrt_fatal(HCRT_MOD_DSM, "too many DSM requests in flight");
+            int s = svc.free_slots[--svc.nfree];
+            svc.slots[s] = op;
+            m->op = (uint32_t)s;
+            isend(op->dest, op->sbuf, op->slen, NULL, NULL);
+        } else {
+            isend(op->dest, op->sbuf, op->slen, NULL, op);
+        }
+    }
+}
+
+static void complete(dsm_op_t *op)
+{
+    if (atomic_exchange_explicit(&op->done, 1, memory_order_acq_rel) == 2)
+        hcrt__dsm_futex_wake(&op->done);
+}
+
+static int test_sends(void)
+{
+    if (svc.nsends == 0)
+        return 0;
+    int idx[64], n = 0;
+    int k = svc.nsends < 64 ? svc.nsends : 64;
+    MPI_Testsome(k, svc.reqs, &n, idx, MPI_STATUSES_IGNORE);
+    if (n <= 0 || n == MPI_UNDEFINED)
+        return 0;
+    for (int i = 0; i < n; i++) {
+        pending_send_t *p = &svc.sends[idx[i]];
+        free(p->to_free);
+        if (p->op)
+            complete(p->op);
+        p->op = NULL;
+        p->to_free = NULL;
+    }
+    int w = 0; /* compact: completed entries have MPI_REQUEST_NULL */
+    for (int i = 0; i < svc.nsends; i++) {
+        if (svc.reqs[i] == MPI_REQUEST_NULL)
+            continue;
+        svc.reqs[w] = svc.reqs[i];
+        svc.sends[w] = svc.sends[i];
+        svc.sends[w].req = svc.reqs[i];
+        w++;
+    }
+    svc.nsends = w;
+    return 1;
+}
+
+static void on_reply(dsm_msg_t *m, size_t len)
+{
+    dsm_op_t *op = svc.slots[m->op];
+    if (m->op >= MAX_SLOTS || !op)
+        hcrt_fatal(HCRT_MOD_DSM,
+                   "DSM reply of type %u for unknown request "
+                   "%u",
+                   m->type, m->op);
+    svc.slots[m->op] = NULL;
+    svc.free_slots[svc.nfree++] = (int)m->op;
+    op->result = m->a;
+    if (op->on_reply)
+        op->on_reply(op, m, len);
+    complete(op);
+}
+
+static void dispatch(int src, dsm_msg_t *m, size_t len)
+{
+    switch (m->type) {
+    case M_FETCH:
+        hcrt__dsm_serve_fetch(src, m);
+        break;
+    case M_DIFF:
+        hcrt__dsm_serve_diff(src, m, len);
+        break;
+    case M_HOME:
+        hcrt__dsm_reply(src, m, M_HOME_R,
+                        hcrt__dsm_home_serve(m->a, src, (int)m->b), NULL, 0);
+        break;
+    case M_WRITER:
+        hcrt__dsm_serve_writer(src, m);
+        break;
+    case M_NOTIFY:
+        hcrt__dsm_serve_notify(src, m);
+        break;
+    case M_NOTIFY_R:
+        hcrt__dsm_notify_ack(m);
+        break;
+    case M_ATOMIC:
+        hcrt__dsm_atomic_serve(src, m);
+        break;
+    case M_LOCK:
+        hcrt__dsm_lock_serve(src, m);
+        break;
+    case M_UNLOCK:
+        hcrt__dsm_unlock_serve(src, m);
+        break;
+    case M_FREE:
+        hcrt__dsm_reply(src, m, M_FREE_R, hcrt__dsm_alloc_serve_free(m->a),
+                        NULL, 0);
+        break;
+    case M_SIZE:
+        hcrt__dsm_reply(src, m, M_SIZE_R, hcrt__dsm_alloc_serve_size(m->a),
+                        NULL, 0);
+        break;
+    case M_STATS:
+        hcrt__dsm_stats_serve(src, m);
+        break;
+    case M_COMPACT:
+        hcrt__dsm_compact();
+        hcrt__dsm_reply(src, m, M_COMPACT_R, 0, NULL, 0);
+        break;
+    case M_FETCH_R:
+    case M_DIFF_R:
+    case M_HOME_R:
+    case M_WRITER_R:
+    case M_ATOMIC_R:
+    case M_LOCK_R:
+    case M_FREE_R:
+    case M_SIZE_R:
+    case M_STATS_R:
+    case M_COMPACT_R:
+        on_reply(m, len);
+        break;
+    default:
+        hcrt_fatal(HCRT_MOD_DSM, "unknown DSM message type %u from rank %d",
+                   m->type, src);
+    }
+}
+
+static int receive_one(void)
+{
+    int flag = 0, count = 0;
+    MPI_Message msg;
+    MPI_Status st;
+    MPI_Improbe(MPI_ANY_SOURCE, 0, dsm.svc_comm, &flag, &msg, &st);
+    if (!flag)
+        return 0;
+    MPI_Get_count(&st, MPI_BYTE, &count);
+    char *buf = count <= RECV_INLINE ? svc.inbuf : malloc((size_t)count);
+    if (!buf)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory receiving %d bytes", count);
+    MPI_Mrecv(buf, count, MPI_BYTE, &msg, MPI_STATUS_IGNORE);
+    dispatch(st.MPI_SOURCE, (dsm_msg_t *)buf, (size_t)count);
+    if (buf != svc.inbuf)
+        free(buf);
+    return 1;
+}
+
+/* Idle policy: poll while work arrived within the last spin_ns (a burst
+ * of faults or a stream keeps this thread hot and off the scheduler), then
+ * nap on the bell with a short timeout (a local submitter rings it; remote
+ * messages are found on wake-up), so idle ranks leave the core to
+ * computation. */
+static void idle(uint64_t *last_busy)
+{
+    uint64_t t = hcrt__dsm_now_ns();
+    if (t - *last_busy < dsm.spin_ns) {
+        /* yield, not pause: a faulting thread woken on this core must get
+         * it at once, or every fault costs a scheduler tick */
+        sched_yield();
+        return;
+    }
+    long ns = t - *last_busy < 8 * dsm.spin_ns ? 20000 : 100000;
+    struct timespec ts = {0, ns};
+    uint32_t b = atomic_load(&svc.bell);
+    atomic_store(&svc.sleeping, 1);
+    if (!atomic_load(&svc.submitted))
+        syscall(SYS_futex, (uint32_t *)&svc.bell, FUTEX_WAIT_PRIVATE, b, &ts,
+                NULL, 0);
+    atomic_store(&svc.sleeping, 0);
+}
+
+static void *service_main(void *arg)
+{
+    (void)arg;
+    uint64_t last_busy = hcrt__dsm_now_ns();
+    prctl(PR_SET_TIMERSLACK, 1000UL);
+    prctl(PR_SET_NAME, "hcrt-dsm");
+    while (!atomic_load(&svc.stop) || svc.nsends > 0 ||
+           atomic_load(&svc.submitted)) {
+        int busy = 0;
+        if (atomic_load_explicit(&svc.submitted, memory_order_relaxed)) {
+            post_submitted();
+            busy = 1;
+        }
+        busy |= test_sends();
+        while (receive_one())
+            busy = 1;
+        if (busy)
+            last_busy = hcrt__dsm_now_ns();
+        else
+            idle(&last_busy);
+    }
+    return NULL;
+}
+
+int hcrt__dsm_in_service_thread(void)
+{
+    return pthread_equal(pthread_self(), svc.thread);
+}
+
+hcrt_status_t hcrt__dsm_service_start(void)
+{
+    svc.inbuf = malloc(RECV_INLINE);
+    if (!svc.inbuf)
+        return HCRT_ERR_NOMEM;
+    svc.nfree = 0;
+    for (int i = MAX_SLOTS - 1; i >= 0; i--)
+        svc.free_slots[svc.nfree++] = i;
+    atomic_store(&svc.stop, 0);
+    int rc = pthread_create(&svc.thread, NULL, service_main, NULL);
+    if (rc != 0) {
+        hcrt_error(HCRT_MOD_DSM, "cannot start the DSM service thread: %s",
+                   strerror(rc));
+        return HCRT_ERR_IO;
+    }
+    return HCRT_OK;
+}
+
+void hcrt__dsm_service_stop(void)
+{
+    atomic_store(&svc.stop, 1);
+    atomic_fetch_add(&svc.bell, 1);
+    hcrt__dsm_futex_wake(&svc.bell);
+    pthread_join(svc.thread, NULL);
+    free(svc.inbuf);
+    free(svc.sends);
+    free(svc.reqs);
+    memset(&svc, 0, sizeof svc);
+}

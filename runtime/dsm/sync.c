@@ -1,0 +1,93 @@
+/*
+ * sync.c - the consistency operations at OpenMP's flush points.
+ *
+ * Release pushes this rank's diffs home and waits until every home has
+ * applied them; acquire self-invalidates. A barrier is release + MPI
+ * barrier + acquire, so after it every rank sees every write made before
+ * it. MPI waits here poll (MPI_Test + yield) rather than block, so the
+ * service thread keeps a core on oversubscribed hosts.
+ */
+#include <sched.h>
+
+#include "dsm/dsm_int.h"
+#include "libhcrt/log.h"
+
+hcrt_status_t hcrt__dsm_release(void)
+{
+    if (!dsm.ready)
+        return HCRT_ERR_INVALID;
+    return hcrt__dsm_flush();
+}
+
+hcrt_status_t hcrt__dsm_acquire(void)
+{
+    if (!dsm.ready)
+        return HCRT_ERR_INVALID;
+    hcrt_status_t st = hcrt__dsm_flush();
+    hcrt__dsm_invalidate();
+    return st;
+}
+
+/* Waits for a nonblocking collective without hogging the core. */
+static hcrt_status_t wait_request(MPI_Request *req)
+{
+    int done = 0;
+    for (unsigned i = 0; !done; i++) {
+        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+            return HCRT_ERR_MPI;
+        if (!done && i > 100)
+            sched_yield();
+    }
+    return HCRT_OK;
+}
+
+hcrt_status_t hcrt__dsm_cluster_barrier(void)
+{
+    MPI_Request req;
+    if (MPI_Ibarrier(dsm.coll_comm, &req) != MPI_SUCCESS)
+        return HCRT_ERR_MPI;
+    return wait_request(&req);
+}
+
+hcrt_status_t hcrt__dsm_barrier(void)
+{
+    if (!dsm.ready)
+        return HCRT_ERR_INVALID;
+    hcrt_status_t st = hcrt__dsm_flush();
+    if (st == HCRT_OK)
+        st = hcrt__dsm_cluster_barrier();
+    hcrt__dsm_flush(); /* writes racing the barrier by other threads */
+    hcrt__dsm_invalidate();
+    dsm_count(barriers, 1);
+    return st;
+}
+
+static struct {
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    int arrived;
+    unsigned gen;
+    hcrt_status_t st;
+} team = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0};
+
+hcrt_status_t hcrt__dsm_barrier_team(int nthreads)
+{
+    pthread_mutex_lock(&team.mu);
+    unsigned g = team.gen;
+    if (++team.arrived < nthreads) {
+        while (team.gen == g)
+            pthread_cond_wait(&team.cv, &team.mu);
+        hcrt_status_t st = team.st;
+        pthread_mutex_unlock(&team.mu);
+        return st;
+    }
+    team.arrived = 0;
+    pthread_mutex_unlock(&team.mu);
+    hcrt_status_t st = hcrt__dsm_barrier();
+    pthread_mutex_lock(&team.mu);
+    team.st = st;
+    team.gen++;
+    pthread_cond_broadcast(&team.cv);
+    pthread_mutex_unlock(&team.mu);
+    return st;
+}
