@@ -1,0 +1,14 @@
+#!/bin/sh
+# run.sh [BUILD_DIR] [bench options...]
+# Event system vs raw MPI on 2 ranks of this host, in one run; prints the
+# markdown table recorded in bench/RESULTS.md ("Event system").
+set -e
+build=${1:-${HCC_BUILD_DIR:-build}}
+[ $# -gt 0 ] && shift
+bin=$build/bin/hcrt-event-bench
+if [ ! -x "$bin" ]; then
+    echo "run.sh: $bin not found; build it first: ninja -C $build hcrt-event-bench" >&2
+    exit 1
+fi
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+exec timeout -k 5 300 mpirun --oversubscribe --bind-to none -np 2 "$bin" "$@"

@@ -1,0 +1,133 @@
+/*
+ * queue.c - the EXEC and DATA queues and their handler threads.
+ *
+ * A handler pops an event, advances it one step (nonblocking MPI tests,
+ * or a callback) and, if it is still waiting for MPI, puts it back at the
+ * tail. When a whole pass over the queue made no progress, the thread
+ * sleeps with an exponential backoff (woken early by a new event), so
+ * thousands of waiting events cost a few polls per millisecond, not a
+ * thread each and not a busy core.
+ */
+#include <errno.h>
+#include <time.h>
+
+#include "libhcrt/event/event_int.h"
+
+void hcrt__ev_queue_init(ev_queue_t *q, const char *name)
+{
+    pthread_mutex_init(&q->lock, NULL);
+    pthread_cond_init(&q->cond, NULL);
+    q->head = q->tail = NULL;
+    q->len = 0;
+    q->stop = 0;
+    q->name = name;
+}
+
+void hcrt__ev_queue_destroy(ev_queue_t *q)
+{
+    pthread_mutex_destroy(&q->lock);
+    pthread_cond_destroy(&q->cond);
+}
+
+void hcrt__ev_push(hcrt__event_t *ev, int queue)
+{
+    ev_queue_t *q = &hcrt__ev.q[queue];
+
+    if (ev->origin_side) /* a waiter may complete it while it is queued */
+        atomic_fetch_add(&ev->refs, 1);
+    ev->next = NULL;
+    pthread_mutex_lock(&q->lock);
+    if (q->tail)
+        q->tail->next = ev;
+    else
+        q->head = ev;
+    q->tail = ev;
+    q->len++;
+    pthread_cond_signal(&q->cond);
+    pthread_mutex_unlock(&q->lock);
+}
+
+/* Next sleep after a poll: none after progress and for HCRT_EVENT_SPIN_US
+ * after it (traffic comes in bursts, and on a busy machine every sleep
+ * risks losing the core for a whole time slice); then 1 us for
+ * EV_BUSY_POLLS empty polls; then doubling up to the cap, so an idle rank
+ * costs almost no CPU. */
+#define EV_BUSY_POLLS 64
+void hcrt__ev_backoff(ev_backoff_t *b, int progress, int cap)
+{
+    double now = MPI_Wtime();
+
+    if (progress || now - b->last < hcrt__ev.opts.spin_us * 1e-6) {
+        if (progress)
+            b->last = now;
+        b->sleep_us = 0;
+        b->empty = 0;
+        return;
+    }
+    if (++b->empty <= EV_BUSY_POLLS)
+        b->sleep_us = 1;
+    else if (b->sleep_us < cap)
+        b->sleep_us *= 2;
+    if (b->sleep_us > cap)
+        b->sleep_us = cap;
+}
+
+static void timed_wait(ev_queue_t *q, int us)
+{
+    struct timespec ts;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    ts.tv_nsec += (long)us * 1000;
+    ts.tv_sec += ts.tv_nsec / 1000000000;
+    ts.tv_nsec %= 1000000000;
+    pthread_cond_timedwait(&q->cond, &q->lock, &ts);
+}
+
+/* Pops the next event, first sleeping sleep_us if the last pass was idle
+ * (a push wakes it early); NULL when told to stop. */
+static hcrt__event_t *pop(ev_queue_t *q, int idle, int sleep_us)
+{
+    hcrt__event_t *ev;
+
+    pthread_mutex_lock(&q->lock);
+    if (idle && sleep_us > 0 && !q->stop)
+        timed_wait(q, sleep_us);
+    while (!q->head && !q->stop)
+        pthread_cond_wait(&q->cond, &q->lock);
+    if (q->stop) {
+        pthread_mutex_unlock(&q->lock);
+        return NULL;
+    }
+    ev = q->head;
+    q->head = ev->next;
+    if (!q->head)
+        q->tail = NULL;
+    q->len--;
+    pthread_mutex_unlock(&q->lock);
+    return ev;
+}
+
+void *hcrt__ev_handler_main(void *arg)
+{
+    ev_queue_t *q = arg;
+    int streak = 0, pass_progress = 0, idle = 0;
+    ev_backoff_t bo = {0, 0, 0.0};
+    hcrt__event_t *ev;
+
+    /* A pass is as many pops as the queue holds; after a pass without
+     * progress, the next pop sleeps (backoff). */
+    while ((ev = pop(q, idle, bo.sleep_us)) != NULL) {
+        pass_progress |=
+            ev->origin_side ? hcrt__ev_origin_step(ev) : hcrt__ev_dest_step(ev);
+        pthread_mutex_lock(&q->lock);
+        int len = q->len;
+        pthread_mutex_unlock(&q->lock);
+        idle = 0;
+        if (++streak > len) {
+            hcrt__ev_backoff(&bo, pass_progress, hcrt__ev.opts.poll_max_us);
+            idle = !pass_progress;
+            streak = pass_progress = 0;
+        }
+    }
+    return NULL;
+}
