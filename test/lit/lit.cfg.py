@@ -50,3 +50,12 @@ config.substitutions.append(("%srcroot", config.hcc_src_root))
 
 if config.hcc_flang:
     config.available_features.add("flang")
+
+# %e2e SRC WORKDIR: build SRC with the plain LLVM compiler and with hcc, run
+# both at 1/2/3 threads (and hcc under mpirun -np 2), require identical output
+# (test/lit/e2e/Inputs/compare.sh; used by the e2e and fortran suites).
+config.substitutions.append(("%e2e", "env HCC=%s CLANG=%s CLANGXX=%s FLANG=%s MPIRUN='%s' bash %s" % (
+    os.path.join(bindir, "hcc"), config.hcc_clang, config.hcc_clangxx,
+    config.hcc_flang or "false",
+    "timeout -k 5 300 %s --oversubscribe --bind-to none" % config.hcc_mpirun,
+    os.path.join(config.hcc_src_root, "test/lit/e2e/Inputs/compare.sh"))))
