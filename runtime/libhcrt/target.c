@@ -35,14 +35,20 @@ int hcrt__device_is_host(int64_t device_id)
 /* The kernel's parameters: one per TARGET_PARAM entry, in order. Both a
  * pointer argument (which aliases host memory on the host device) and a
  * literal (passed by value in the base pointer slot) come from arg_base_ptrs.
- */
+ * For PTR_AND_OBJ the base is the pointer's own address (e.g. &gp for a
+ * global `gp` mapped as gp[0:n]) and the kernel receives the pointee, as
+ * libomptarget passes it. */
 static uint32_t kernel_params(const hcrt_kernel_args_t *args, void **params)
 {
     uint32_t n = 0;
 
-    for (uint32_t i = 0; i < args->num_args; i++)
-        if (args->arg_types[i] & HCRT_MAP_TARGET_PARAM)
-            params[n++] = args->arg_base_ptrs[i];
+    for (uint32_t i = 0; i < args->num_args; i++) {
+        int64_t type = args->arg_types[i];
+        if (!(type & HCRT_MAP_TARGET_PARAM))
+            continue;
+        void *base = args->arg_base_ptrs[i];
+        params[n++] = (type & HCRT_MAP_PTR_AND_OBJ) ? *(void **)base : base;
+    }
     return n;
 }
 

@@ -2,11 +2,8 @@
 // constructs: an explicit map of gp[0:N], a device copy created by enter
 // data and used by a later target, and a global pointer used (implicitly
 // mapped, attached to the enclosing data region's copy) inside a target.
-// XFAIL: *
-// Known hcc bug (found by this test, 2026-11-22): the hcc build segfaults in
-// the first target region (a global pointer's section is not translated);
-// with clang it passes. Remove the XFAIL when it is fixed: lit then reports
-// XPASS as a failure on purpose.
+// A PTR_AND_OBJ kernel parameter is the pointee, not the pointer's address
+// (the runtime once passed &gp and the kernel crashed).
 // RUN: %e2e --target %s %t
 #include <stdlib.h>
 
