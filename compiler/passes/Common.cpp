@@ -211,6 +211,11 @@ bool slotCompatible(Type *T) {
   return T->isFloatTy() || T->isDoubleTy();
 }
 
+void keepOutOfLine(Function &F) {
+  F.removeFnAttr(Attribute::AlwaysInline);
+  F.addFnAttr(Attribute::NoInline);
+}
+
 Value *narrowFromSlot(IRBuilder<> &B, Value *Slot, Type *T) {
   if (T->isPointerTy())
     return B.CreateLoad(T, Slot);

@@ -73,6 +73,12 @@ llvm::Value *widenToSlot(llvm::IRBuilder<> &B, llvm::Value *V);
 llvm::Value *narrowFromSlot(llvm::IRBuilder<> &B, llvm::Value *Slot,
                             llvm::Type *T);
 
+/// Marks an outlined function that a generated trampoline calls as noinline.
+/// The descriptor tables keep its address, so inlining it into the trampoline
+/// would only duplicate its body (and double -O2 compile time); libomp calls
+/// it through a pointer in the plain build, so nothing is lost at run time.
+void keepOutOfLine(llvm::Function &F);
+
 /// Module flag recording that hcc-lower already ran on this module.
 constexpr const char *LoweredFlag = "hcc.lowered";
 

@@ -97,6 +97,7 @@ Function *ForkLowerer::trampoline(Function *Microtask) {
   Function *T = Function::Create(Ty, GlobalValue::InternalLinkage,
                                  "__hcrt_tramp." + Microtask->getName(), M);
   T->addFnAttr(Attribute::NoUnwind);
+  keepOutOfLine(*Microtask);
   IRBuilder<> B(BasicBlock::Create(Ctx, "entry", T));
   SmallVector<Value *, 8> Args = {T->getArg(0), T->getArg(1)};
   for (unsigned I = 2; I < Microtask->arg_size(); ++I) {

@@ -74,6 +74,7 @@ Function *TargetLowerer::trampoline(Function *Host) {
   auto *Ty = FunctionType::get(Type::getVoidTy(Ctx), {PtrTy}, false);
   Function *T = Function::Create(Ty, GlobalValue::InternalLinkage,
                                  "__hcrt_ktramp." + Host->getName(), M);
+  keepOutOfLine(*Host);
   IRBuilder<> B(BasicBlock::Create(Ctx, "entry", T));
   SmallVector<Value *, 8> Args;
   for (unsigned I = 0; I < Host->arg_size(); ++I)

@@ -25,20 +25,59 @@ namespace {
 /// (or keeps in static buffers) exists only on the node that called.
 enum class Origin { None, Heap, Static, Map };
 
+struct NamedOrigin {
+  const char *Name;
+  Origin O;
+};
+
+const NamedOrigin Origins[] = {
+    {"strdup", Origin::Heap},
+    {"strndup", Origin::Heap},
+    {"wcsdup", Origin::Heap},
+    {"getline", Origin::Heap},
+    {"getdelim", Origin::Heap},
+    {"asprintf", Origin::Heap},
+    {"vasprintf", Origin::Heap},
+    {"realpath", Origin::Heap},
+    {"canonicalize_file_name", Origin::Heap},
+    {"get_current_dir_name", Origin::Heap},
+    {"open_memstream", Origin::Heap},
+    {"scandir", Origin::Heap},
+    {"tempnam", Origin::Heap},
+    {"memalign", Origin::Heap},
+    {"valloc", Origin::Heap},
+    {"pvalloc", Origin::Heap},
+    {"__strdup", Origin::Heap},
+    {"mmap", Origin::Map},
+    {"mmap64", Origin::Map},
+    {"mremap", Origin::Map},
+    {"shmat", Origin::Map},
+    {"getenv", Origin::Static},
+    {"localtime", Origin::Static},
+    {"gmtime", Origin::Static},
+    {"ctime", Origin::Static},
+    {"asctime", Origin::Static},
+    {"strerror", Origin::Static},
+    {"readdir", Origin::Static},
+    {"getpwnam", Origin::Static},
+    {"getpwuid", Origin::Static},
+    {"strtok", Origin::Static},
+};
+
+/// Stream I/O; the first four read the implicit stdin.
+const char *const StreamIO[] = {
+    "scanf",   "getchar", "gets",    "vscanf",  "fprintf", "vfprintf",
+    "fscanf",  "vfscanf", "fread",   "fwrite",  "fgets",   "fputs",
+    "fputc",   "fgetc",   "getc",    "putc",    "ungetc",  "fopen",
+    "fclose",  "fflush",  "fseek",   "ftell",   "rewind",  "fdopen",
+    "freopen", "fgetpos", "fsetpos", "feof",    "ferror"};
+constexpr size_t NumStdinReaders = 4;
+
 Origin originOf(StringRef Callee) {
-  return StringSwitch<Origin>(Callee)
-      .Cases("strdup", "strndup", "wcsdup", "getline", "getdelim", Origin::Heap)
-      .Cases("asprintf", "vasprintf", "realpath", "canonicalize_file_name",
-             Origin::Heap)
-      .Cases("get_current_dir_name", "open_memstream", "scandir", "tempnam",
-             Origin::Heap)
-      .Cases("memalign", "valloc", "pvalloc", "__strdup", Origin::Heap)
-      .Cases("mmap", "mmap64", "mremap", "shmat", Origin::Map)
-      .Cases("getenv", "localtime", "gmtime", "ctime", "asctime",
-             Origin::Static)
-      .Cases("strerror", "readdir", "getpwnam", "getpwuid", "strtok",
-             Origin::Static)
-      .Default(Origin::None);
+  for (const NamedOrigin &N : Origins)
+    if (Callee == N.Name)
+      return N.O;
+  return Origin::None;
 }
 
 /// Functions that fill a caller's pointer through their first argument.
@@ -47,19 +86,15 @@ bool allocatesThroughArg(StringRef Callee) {
          Callee == "vasprintf";
 }
 
-/// Stream I/O and where its stream is (-1: implicit stdin).
+/// Stream I/O and whether it reads the implicit stdin.
 bool isStreamIO(StringRef Callee, bool &ReadsStdin) {
-  ReadsStdin = StringSwitch<bool>(Callee)
-                   .Cases("scanf", "getchar", "gets", "vscanf", true)
-                   .Default(false);
-  return ReadsStdin ||
-         StringSwitch<bool>(Callee)
-             .Cases("fprintf", "vfprintf", "fscanf", "vfscanf", "fread", true)
-             .Cases("fwrite", "fgets", "fputs", "fputc", "fgetc", true)
-             .Cases("getc", "putc", "ungetc", "fopen", "fclose", true)
-             .Cases("fflush", "fseek", "ftell", "rewind", "fdopen", true)
-             .Cases("freopen", "fgetpos", "fsetpos", "feof", "ferror", true)
-             .Default(false);
+  for (size_t I = 0; I < std::size(StreamIO); ++I)
+    if (Callee == StreamIO[I]) {
+      ReadsStdin = I < NumStdinReaders;
+      return true;
+    }
+  ReadsStdin = false;
+  return false;
 }
 
 const FunctionDecl *calleeOf(const CallExpr *CE) {
@@ -351,6 +386,18 @@ private:
 std::unique_ptr<FrontendAction> makeAnalysisAction(const AnalysisOptions &Opts,
                                                    AnalysisResult &Result) {
   return std::make_unique<Action>(Opts, Result);
+}
+
+bool mayNeedAnalysis(StringRef Text) {
+  if (!Text.contains("omp"))
+    return false;
+  for (const NamedOrigin &N : Origins)
+    if (Text.contains(N.Name))
+      return true;
+  for (const char *Name : StreamIO)
+    if (Text.contains(Name))
+      return true;
+  return false;
 }
 
 } // namespace hcc

@@ -32,6 +32,11 @@ struct AnalysisResult {
   unsigned Warnings = 0;
 };
 
+/// False when `Text` (the main file) names none of the library calls the
+/// analysis reports, or no OpenMP at all: then the AST pass has nothing to
+/// say and the driver can skip parsing (only the main file is analysed).
+bool mayNeedAnalysis(llvm::StringRef Text);
+
 /// The frontend action; `Result` is filled when it ends.
 std::unique_ptr<clang::FrontendAction>
 makeAnalysisAction(const AnalysisOptions &Opts, AnalysisResult &Result);

@@ -164,6 +164,11 @@ int main(int Argc, char **Argv) {
   if (!hcc::rewriteScheduleClauses((*Buf)->getBuffer(), O.Input, Text, AO.Hints,
                                    errs()))
     return 1;
+  // Nothing to place and nothing to warn about: skip the parse, which costs
+  // as much as a -O0 compile of the file.
+  if (O.ReportUnchanged && AO.Hints.empty() &&
+      (!AO.Warnings || !hcc::mayNeedAnalysis(Text)))
+    return 3;
   hcc::AnalysisResult Res;
   bool Parsed = analyse(O, Text, AO, Res);
   std::error_code EC;
