@@ -124,13 +124,54 @@ static int s2s_skips(const char *a, int *skip_next) {
          strncmp(a, "-fpass-plugin", 13) == 0;
 }
 
+/* The names s2s acts on (shared with its analysis). */
+static const char *const s2s_names[] = {
+#define HCC_S2S_ORIGIN(name, kind) name,
+#define HCC_S2S_STREAM(name, in) name,
+#include "Names.def"
+    "hetprobe"};
+
+/* Cheap textual pre-check: s2s can only change or report something in a
+ * file that uses OpenMP and names a hetprobe clause or one of the calls it
+ * reports. Skipping it otherwise saves its start-up and parse (about a -O0
+ * compile). An unreadable file is left to s2s, which reports the error. */
+static int s2s_may_act(const char *path) {
+  FILE *f = fopen(path, "rb");
+  if (!f)
+    return 1;
+  size_t cap = 1 << 16, len = 0, n;
+  char *buf = malloc(cap + 1);
+  while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
+    len += n;
+    if (len == cap) {
+      char *nb = realloc(buf, 2 * cap + 1);
+      if (!nb)
+        break;
+      buf = nb;
+      cap *= 2;
+    }
+  }
+  fclose(f);
+  if (!buf)
+    return 1;
+  buf[len] = '\0';
+  int act = 0;
+  if (memmem(buf, len, "omp", 3))
+    for (size_t i = 0; !act && i < sizeof(s2s_names) / sizeof(*s2s_names);
+         i++)
+      act = memmem(buf, len, s2s_names[i], strlen(s2s_names[i])) != NULL;
+  free(buf);
+  return act;
+}
+
 /* Runs hcc-s2s on a C/C++ input. Returns the file to compile (the s2s
  * output, or the input itself when s2s is off or cannot help) or NULL after
  * a user error that s2s reported (e.g. a bad hetprobe percentage). */
 static const char *run_s2s(ctx_t *c, hcc_input_t *in, int *rewritten) {
   *rewritten = 0;
   if (!c->o->s2s || !hcc_lang_is_cfamily(in->lang) ||
-      c->o->mode == HCC_MODE_PREPROCESS || strcmp(in->path, "-") == 0)
+      c->o->mode == HCC_MODE_PREPROCESS || strcmp(in->path, "-") == 0 ||
+      !s2s_may_act(in->path))
     return in->path;
   int cxx = hcc_lang_is_cxx(in->lang);
   char *out = temp_path(c, in->path, cxx ? ".hcc.cpp" : ".hcc.c");

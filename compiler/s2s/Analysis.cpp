@@ -31,47 +31,21 @@ struct NamedOrigin {
 };
 
 const NamedOrigin Origins[] = {
-    {"strdup", Origin::Heap},
-    {"strndup", Origin::Heap},
-    {"wcsdup", Origin::Heap},
-    {"getline", Origin::Heap},
-    {"getdelim", Origin::Heap},
-    {"asprintf", Origin::Heap},
-    {"vasprintf", Origin::Heap},
-    {"realpath", Origin::Heap},
-    {"canonicalize_file_name", Origin::Heap},
-    {"get_current_dir_name", Origin::Heap},
-    {"open_memstream", Origin::Heap},
-    {"scandir", Origin::Heap},
-    {"tempnam", Origin::Heap},
-    {"memalign", Origin::Heap},
-    {"valloc", Origin::Heap},
-    {"pvalloc", Origin::Heap},
-    {"__strdup", Origin::Heap},
-    {"mmap", Origin::Map},
-    {"mmap64", Origin::Map},
-    {"mremap", Origin::Map},
-    {"shmat", Origin::Map},
-    {"getenv", Origin::Static},
-    {"localtime", Origin::Static},
-    {"gmtime", Origin::Static},
-    {"ctime", Origin::Static},
-    {"asctime", Origin::Static},
-    {"strerror", Origin::Static},
-    {"readdir", Origin::Static},
-    {"getpwnam", Origin::Static},
-    {"getpwuid", Origin::Static},
-    {"strtok", Origin::Static},
+#define HCC_S2S_ORIGIN(Name, Kind) {Name, Origin::Kind},
+#define HCC_S2S_STREAM(Name, Stdin)
+#include "Names.def"
 };
 
-/// Stream I/O; the first four read the implicit stdin.
-const char *const StreamIO[] = {
-    "scanf",   "getchar", "gets",    "vscanf",  "fprintf", "vfprintf",
-    "fscanf",  "vfscanf", "fread",   "fwrite",  "fgets",   "fputs",
-    "fputc",   "fgetc",   "getc",    "putc",    "ungetc",  "fopen",
-    "fclose",  "fflush",  "fseek",   "ftell",   "rewind",  "fdopen",
-    "freopen", "fgetpos", "fsetpos", "feof",    "ferror"};
-constexpr size_t NumStdinReaders = 4;
+struct NamedStream {
+  const char *Name;
+  bool ReadsStdin;
+};
+
+const NamedStream StreamIO[] = {
+#define HCC_S2S_ORIGIN(Name, Kind)
+#define HCC_S2S_STREAM(Name, Stdin) {Name, Stdin},
+#include "Names.def"
+};
 
 Origin originOf(StringRef Callee) {
   for (const NamedOrigin &N : Origins)
@@ -88,9 +62,9 @@ bool allocatesThroughArg(StringRef Callee) {
 
 /// Stream I/O and whether it reads the implicit stdin.
 bool isStreamIO(StringRef Callee, bool &ReadsStdin) {
-  for (size_t I = 0; I < std::size(StreamIO); ++I)
-    if (Callee == StreamIO[I]) {
-      ReadsStdin = I < NumStdinReaders;
+  for (const NamedStream &N : StreamIO)
+    if (Callee == N.Name) {
+      ReadsStdin = N.ReadsStdin;
       return true;
     }
   ReadsStdin = false;
@@ -394,8 +368,8 @@ bool mayNeedAnalysis(StringRef Text) {
   for (const NamedOrigin &N : Origins)
     if (Text.contains(N.Name))
       return true;
-  for (const char *Name : StreamIO)
-    if (Text.contains(Name))
+  for (const NamedStream &N : StreamIO)
+    if (Text.contains(N.Name))
       return true;
   return false;
 }
