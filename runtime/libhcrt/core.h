@@ -58,6 +58,8 @@ typedef struct hcrt_region_stats {
     uint64_t serial;     /* forks run serialized (if(0)) */
     uint64_t time_ns;    /* total wall time in the region */
     const char *psource; /* first fork's ident psource (desc may lack file) */
+    uint64_t cluster;    /* forks run on every node (cluster.c) */
+    uint64_t head_only;  /* cluster-kind forks kept on the head (fallback) */
 } hcrt_region_stats_t;
 
 typedef struct hcrt_kernel_stats {
@@ -72,6 +74,8 @@ hcrt_region_stats_t *hcrt__registry_region(const hcrt_region_desc_t *region);
 hcrt_kernel_stats_t *hcrt__registry_kernel(const void *host_ptr);
 void hcrt__registry_stats_init(void);
 uint32_t hcrt__registry_num_modules(void);
+const hcrt_module_desc_t *hcrt__registry_module(uint32_t i);
+const hcrt_region_desc_t *hcrt__registry_region_by_id(uint64_t id);
 
 /* --- stats.c ------------------------------------------------------------ */
 extern int hcrt__stats_on; /* HCRT_STATS, cached for hot paths */

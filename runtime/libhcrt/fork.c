@@ -7,6 +7,7 @@
  * Each fork is counted per region for the statistics table; timing is taken
  * only with HCRT_STATS=1 so plain runs pay nothing for it.
  */
+#include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
 #include "libhcrt/kmp_abi.h"
 #include "libhcrt/log.h"
@@ -43,6 +44,12 @@ HCRT_ABI_EXPORT void __hcrt_fork(hcrt_ident_t *loc,
     hcrt_region_stats_t *st = region_begin(loc, region);
     uint64_t t0 = hcrt__stats_on ? hcrt__now_ns() : 0;
 
+    if (HCRT_UNLIKELY(hcrt__cluster_on) &&
+        hcrt__cluster_fork(loc, region, args, st)) {
+        if (hcrt__stats_on)
+            region_time(st, t0);
+        return;
+    }
     __kmpc_fork_call(loc, 2, (kmpc_micro_t)region_entry, region, args);
     if (hcrt__stats_on)
         region_time(st, t0);
@@ -63,6 +70,8 @@ HCRT_ABI_EXPORT void __hcrt_fork_if(hcrt_ident_t *loc,
     int32_t gtid = __kmpc_global_thread_num(loc);
     int32_t zero = 0;
 
+    if (HCRT_UNLIKELY(hcrt__cluster_on))
+        (void)hcrt__cluster_take_push(); /* libomp ignores it here too */
     __atomic_fetch_add(&st->serial, 1, __ATOMIC_RELAXED);
     __kmpc_serialized_parallel(loc, gtid);
     region->tramp(&gtid, &zero, args);
@@ -78,7 +87,16 @@ HCRT_ABI_EXPORT void __hcrt_fork_teams(hcrt_ident_t *loc,
     hcrt_region_stats_t *st = region_begin(loc, region);
     uint64_t t0 = hcrt__stats_on ? hcrt__now_ns() : 0;
 
+    if (HCRT_UNLIKELY(hcrt__cluster_on)) {
+        int32_t nt = hcrt__cluster_take_push();
+        if (nt > 0)
+            __kmpc_push_num_threads(loc, __kmpc_global_thread_num(loc), nt);
+    }
+    if (HCRT_UNLIKELY(hcrt__cluster_on))
+        hcrt__cluster_teams(1);
     __kmpc_fork_teams(loc, 2, (kmpc_micro_t)region_entry, region, args);
+    if (HCRT_UNLIKELY(hcrt__cluster_on))
+        hcrt__cluster_teams(-1);
     if (hcrt__stats_on)
         region_time(st, t0);
 }
@@ -91,6 +109,11 @@ HCRT_ABI_EXPORT int32_t __hcrt_global_thread_num(hcrt_ident_t *loc)
 HCRT_ABI_EXPORT void __hcrt_push_num_threads(hcrt_ident_t *loc, int32_t gtid,
                                              int32_t nthreads)
 {
+    /* Cluster mode: the next fork may span the nodes; it decides. */
+    if (HCRT_UNLIKELY(hcrt__cluster_on) && !hcrt__cluster_here()) {
+        hcrt__cluster_push_num_threads(nthreads);
+        return;
+    }
     __kmpc_push_num_threads(loc, gtid, nthreads);
 }
 

@@ -19,6 +19,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "dsm/dsm.h"
+#include "libhcrt/cluster.h"
 #include "libhcrt/config.h"
 #include "libhcrt/core.h"
 #include "libhcrt/log.h"
@@ -39,6 +41,7 @@ static int own_mpi;  /* we called MPI_Init_thread, so we finalise */
 static int finished; /* shutdown ran */
 static hcrt_node_info_t node;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
+static int cluster_wanted; /* HCRT_CLUSTER=1 in a job of several ranks */
 
 MPI_Comm hcrt__comm_world(void)
 {
@@ -78,6 +81,19 @@ static int launcher_rank(void)
             return atoi(v);
     }
     return -1;
+}
+
+/* The job's size from the launcher's environment, before MPI_Init. */
+static int launcher_size(void)
+{
+    static const char *const vars[] = {"OMPI_COMM_WORLD_SIZE", "PMI_SIZE"};
+
+    for (size_t i = 0; i < sizeof(vars) / sizeof(vars[0]); i++) {
+        const char *v = getenv(vars[i]);
+        if (v && *v >= '0' && *v <= '9')
+            return atoi(v);
+    }
+    return 1;
 }
 
 static hcrt_status_t settings_init(void)
@@ -184,9 +200,13 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
      * without ASLR), before MPI maps anything. */
     mpi_init(argc, argv);
     hcrt__node_probe(&node, rank);
-    /* Cluster runtime: binary/ABI check across ranks, DSM mapping and event
-     * threads come here, once MPI and the node facts are known. */
     hcrt__log_set_identity(rank, node.host);
+    /* Same binary and settings everywhere, then the DSM (cluster mode). */
+    if (mode == MODE_MAIN && size > 1) {
+        hcrt__cluster_check_binary(cluster_wanted);
+        if (cluster_wanted)
+            hcrt__cluster_init();
+    }
     if (rank == 0)
         hcrt__config_warn_unknown();
     if (rank == 0 && hcrt__config_bool("HCRT_PRINT_CONFIG"))
@@ -270,6 +290,7 @@ void hcrt__runtime_fini(void)
     int fin = 0;
     MPI_Finalized(&fin); /* a lazy-mode program may have finalised MPI */
     if (!fin) {
+        hcrt__cluster_fini();
         MPI_Comm_free(&comm);
         if (own_mpi)
             MPI_Finalize();
@@ -283,8 +304,12 @@ static void on_exit_handler(int status, void *arg)
     if (finished || !hcrt__ready)
         return;
     head_report();
-    if (mode == MODE_MAIN && rank == 0 && size > 1)
-        head_send_status(status);
+    if (mode == MODE_MAIN && rank == 0 && size > 1) {
+        if (hcrt__cluster_on)
+            hcrt__cluster_head_exit(status);
+        else
+            head_send_status(status);
+    }
     hcrt__runtime_fini();
 }
 
@@ -294,8 +319,17 @@ HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
     if (!user_main)
         hcrt_fatal(HCRT_MOD_CORE, "internal error: __hcrt_main without main");
     mode = MODE_MAIN;
+    cluster_wanted = launcher_size() > 1 && hcrt__config_init() == HCRT_OK &&
+                     hcrt__config_bool("HCRT_CLUSTER");
+    /* Before MPI maps anything: identical addresses in every rank. */
+    if (cluster_wanted)
+        hcrt__dsm_prepare_address_space(argc, argv);
     hcrt__runtime_init(&argc, &argv);
-    if (rank == 0)
+    if (rank == 0) {
+        hcrt__cluster_set_main_thread();
         return user_main(argc, argv, envp);
+    }
+    if (hcrt__cluster_on)
+        return hcrt__cluster_worker_loop();
     return worker_wait_status();
 }

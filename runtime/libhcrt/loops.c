@@ -13,6 +13,8 @@
  */
 #include <inttypes.h>
 
+#include "libhcrt/cluster.h"
+#include "libhcrt/cluster_loops.h"
 #include "libhcrt/core.h"
 #include "libhcrt/kmp_abi.h"
 #include "libhcrt/log.h"
@@ -89,11 +91,23 @@ static int32_t loop_schedule(int32_t sched, int64_t *chunk)
     return base | KMP_SCH_MODIFIER_MONOTONIC;
 }
 
-#define HCRT_DEF_LOOP(sfx, T, ST)                                              \
+#define CL_HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
+/* 64-bit pattern of a loop value: sign- or zero-extended by its type. */
+#define CL_U64(SGN, v) ((SGN) ? (uint64_t)(int64_t)(v) : (uint64_t)(v))
+
+#define HCRT_DEF_LOOP(sfx, T, ST, SGN)                                         \
     HCRT_ABI_EXPORT void __hcrt_for_static_init_##sfx(                         \
         hcrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,        \
         T *plower, T *pupper, ST *pstride, ST incr, ST chunk)                  \
     {                                                                          \
+        if (CL_HERE) {                                                         \
+            uint64_t lo = CL_U64(SGN, *plower), hi = CL_U64(SGN, *pupper);     \
+            int64_t st = 0;                                                    \
+            hcrt__cl_static_init(loc, sched, plast, &lo, &hi, &st, incr,       \
+                                 chunk, SGN, (int)sizeof(T));                  \
+            *plower = (T)lo, *pupper = (T)hi, *pstride = (ST)st;               \
+            return;                                                            \
+        }                                                                      \
         __kmpc_for_static_init_##sfx(loc, gtid, sched, plast, plower, pupper,  \
                                      pstride, incr, chunk);                    \
     }                                                                          \
@@ -101,6 +115,8 @@ static int32_t loop_schedule(int32_t sched, int64_t *chunk)
         hcrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,        \
         T *plower, T *pupper, T *pupperd, ST *pstride, ST incr, ST chunk)      \
     {                                                                          \
+        if (CL_HERE)                                                           \
+            hcrt__cluster_unsupported(loc, "distribute");                      \
         __kmpc_dist_for_static_init_##sfx(loc, gtid, sched, plast, plower,     \
                                           pupper, pupperd, pstride, incr,      \
                                           chunk);                              \
@@ -116,6 +132,12 @@ static int32_t loop_schedule(int32_t sched, int64_t *chunk)
         hcrt_ident_t *loc, int32_t gtid, int32_t sched, T lb, T ub, ST st,     \
         ST chunk)                                                              \
     {                                                                          \
+        if (CL_HERE) {                                                         \
+            hcrt__cl_dispatch_init(loc, sched, CL_U64(SGN, lb),                \
+                                   CL_U64(SGN, ub), st, chunk, SGN,            \
+                                   (int)sizeof(T));                            \
+            return;                                                            \
+        }                                                                      \
         int64_t c = chunk;                                                     \
         int32_t s = loop_schedule(sched, &c);                                  \
         __kmpc_dispatch_init_##sfx(loc, gtid, s, lb, ub, st, (ST)c);           \
@@ -124,23 +146,39 @@ static int32_t loop_schedule(int32_t sched, int64_t *chunk)
         hcrt_ident_t *loc, int32_t gtid, int32_t *plast, T *plower, T *pupper, \
         ST *pstride)                                                           \
     {                                                                          \
+        if (CL_HERE) {                                                         \
+            uint64_t lo, hi;                                                   \
+            int64_t st;                                                        \
+            if (!hcrt__cl_dispatch_next(plast, &lo, &hi, &st))                 \
+                return 0;                                                      \
+            *plower = (T)lo, *pupper = (T)hi;                                  \
+            if (pstride)                                                       \
+                *pstride = (ST)st;                                             \
+            return 1;                                                          \
+        }                                                                      \
         return __kmpc_dispatch_next_##sfx(loc, gtid, plast, plower, pupper,    \
                                           pstride);                            \
     }                                                                          \
     HCRT_ABI_EXPORT void __hcrt_dispatch_fini_##sfx(hcrt_ident_t *loc,         \
                                                     int32_t gtid)              \
     {                                                                          \
+        if (CL_HERE) {                                                         \
+            hcrt__cl_dispatch_fini();                                          \
+            return;                                                            \
+        }                                                                      \
         __kmpc_dispatch_fini_##sfx(loc, gtid);                                 \
     }
 
-HCRT_DEF_LOOP(4, int32_t, int32_t)
-HCRT_DEF_LOOP(4u, uint32_t, int32_t)
-HCRT_DEF_LOOP(8, int64_t, int64_t)
-HCRT_DEF_LOOP(8u, uint64_t, int64_t)
+HCRT_DEF_LOOP(4, int32_t, int32_t, 1)
+HCRT_DEF_LOOP(4u, uint32_t, int32_t, 0)
+HCRT_DEF_LOOP(8, int64_t, int64_t, 1)
+HCRT_DEF_LOOP(8u, uint64_t, int64_t, 0)
 #undef HCRT_DEF_LOOP
 
 HCRT_ABI_EXPORT void __hcrt_dispatch_deinit(hcrt_ident_t *loc, int32_t gtid)
 {
+    if (CL_HERE)
+        return;
     __kmpc_dispatch_deinit(loc, gtid);
 }
 
@@ -151,11 +189,19 @@ HCRT_ABI_EXPORT void __hcrt_for_static_fini(hcrt_ident_t *loc, int32_t gtid)
 
 HCRT_ABI_EXPORT void __hcrt_ordered(hcrt_ident_t *loc, int32_t gtid)
 {
+    if (CL_HERE) {
+        hcrt__cl_ordered(loc);
+        return;
+    }
     __kmpc_ordered(loc, gtid);
 }
 
 HCRT_ABI_EXPORT void __hcrt_end_ordered(hcrt_ident_t *loc, int32_t gtid)
 {
+    if (CL_HERE) {
+        hcrt__cl_end_ordered();
+        return;
+    }
     __kmpc_end_ordered(loc, gtid);
 }
 

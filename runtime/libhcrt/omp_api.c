@@ -5,6 +5,8 @@
  * queries answer for hcrt's devices (worker nodes; none in this version), so
  * the host is the initial device and the only one.
  */
+#include "dsm/dsm.h"
+#include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
 #include "libhcrt/kmp_abi.h"
 
@@ -29,16 +31,76 @@
         omp_##name(l);                                                         \
     }
 
-FWD_INT0(get_thread_num)
-FWD_INT0(get_num_threads)
-FWD_INT0(get_max_threads)
-FWD_VOID_INT(set_num_threads)
+#define CLUSTER HCRT_UNLIKELY(hcrt__cluster_on)
+
+/* ---- team queries: cluster-wide at the outer level of a cluster region -- */
+
+HCRT_ABI_EXPORT int __hcrt_omp_get_thread_num(void)
+{
+    if (CLUSTER && hcrt__cluster_here())
+        return hcrt__cluster_tid();
+    return omp_get_thread_num();
+}
+
+HCRT_ABI_EXPORT int __hcrt_omp_get_num_threads(void)
+{
+    if (CLUSTER && hcrt__cluster_here())
+        return hcrt__cluster_team.total;
+    return omp_get_num_threads();
+}
+
+/* Outside any region (the head's serial code) and at the outer level of a
+ * cluster region: the size of the next cluster team, so that an array sized
+ * by omp_get_max_threads() holds every omp_get_thread_num(). */
+HCRT_ABI_EXPORT int __hcrt_omp_get_max_threads(void)
+{
+    if (CLUSTER && (omp_get_level() == 0 || hcrt__cluster_here()))
+        return hcrt__cluster_max_threads();
+    return omp_get_max_threads();
+}
+
+HCRT_ABI_EXPORT void __hcrt_omp_set_num_threads(int n)
+{
+    if (CLUSTER && omp_get_level() == 0)
+        hcrt__cluster_set_num_threads(n);
+    omp_set_num_threads(n);
+}
+
+HCRT_ABI_EXPORT int __hcrt_omp_in_parallel(void)
+{
+    if (CLUSTER && hcrt__cluster_here())
+        return hcrt__cluster_team.total > 1 || omp_in_parallel();
+    return omp_in_parallel();
+}
+
+HCRT_ABI_EXPORT int __hcrt_omp_get_active_level(void)
+{
+    int l = omp_get_active_level();
+
+    if (CLUSTER && hcrt__cluster_here() && l == 0 &&
+        hcrt__cluster_team.total > 1)
+        return 1; /* a node team of one is serialized for libomp */
+    return l;
+}
+
+HCRT_ABI_EXPORT int __hcrt_omp_get_ancestor_thread_num(int level)
+{
+    if (CLUSTER && level == 1 && omp_get_level() >= 1 &&
+        hcrt__cluster_here_outer())
+        return hcrt__cluster_team.base + omp_get_ancestor_thread_num(1);
+    return omp_get_ancestor_thread_num(level);
+}
+
+HCRT_ABI_EXPORT int __hcrt_omp_get_team_size(int level)
+{
+    if (CLUSTER && level == 1 && omp_get_level() >= 1 &&
+        hcrt__cluster_here_outer())
+        return hcrt__cluster_team.total;
+    return omp_get_team_size(level);
+}
+
 FWD_INT0(get_num_procs)
-FWD_INT0(in_parallel)
 FWD_INT0(get_level)
-FWD_INT0(get_active_level)
-FWD_INT_INT(get_ancestor_thread_num)
-FWD_INT_INT(get_team_size)
 FWD_INT0(get_thread_limit)
 FWD_VOID_INT(set_dynamic)
 FWD_INT0(get_dynamic)
@@ -102,34 +164,141 @@ HCRT_ABI_EXPORT int __hcrt_omp_is_initial_device(void)
 
 /* ---- locks --------------------------------------------------------------- */
 
-FWD_LOCK(init_lock, hcrt_omp_lock_t)
-FWD_LOCK(destroy_lock, hcrt_omp_lock_t)
-FWD_LOCK(set_lock, hcrt_omp_lock_t)
-FWD_LOCK(unset_lock, hcrt_omp_lock_t)
-FWD_LOCK(init_nest_lock, hcrt_omp_nest_lock_t)
-FWD_LOCK(destroy_nest_lock, hcrt_omp_nest_lock_t)
-FWD_LOCK(set_nest_lock, hcrt_omp_nest_lock_t)
-FWD_LOCK(unset_nest_lock, hcrt_omp_nest_lock_t)
+/* Cluster mode: a lock that lives in DSM memory is a DSM cluster lock named
+ * by its address (libomp's lock object is a pointer into one process's
+ * memory, meaningless on the other nodes); nothing is stored in it. */
+#define DSM_LOCK(l) (CLUSTER && hcrt__dsm_contains(l))
+
+HCRT_ABI_EXPORT void __hcrt_omp_init_lock(hcrt_omp_lock_t *l)
+{
+    if (!DSM_LOCK(l))
+        omp_init_lock(l);
+}
+
+HCRT_ABI_EXPORT void __hcrt_omp_destroy_lock(hcrt_omp_lock_t *l)
+{
+    if (!DSM_LOCK(l))
+        omp_destroy_lock(l);
+}
+
+HCRT_ABI_EXPORT void __hcrt_omp_set_lock(hcrt_omp_lock_t *l)
+{
+    if (DSM_LOCK(l))
+        hcrt__cluster_lock((uint64_t)(uintptr_t)l);
+    else
+        omp_set_lock(l);
+}
+
+HCRT_ABI_EXPORT void __hcrt_omp_unset_lock(hcrt_omp_lock_t *l)
+{
+    if (DSM_LOCK(l))
+        hcrt__cluster_unlock((uint64_t)(uintptr_t)l);
+    else
+        omp_unset_lock(l);
+}
+
+/* A nestable lock in DSM memory: the DSM lock is taken once by the owning
+ * thread, which counts its re-entries in a small per-thread table (only the
+ * owner ever needs the count). */
+#define MAX_NEST_HELD 16
+static _Thread_local struct {
+    void *lock;
+    int count;
+} nest_held[MAX_NEST_HELD];
+
+static int nest_find(void *l)
+{
+    for (int i = 0; i < MAX_NEST_HELD; i++)
+        if (nest_held[i].lock == l)
+            return i;
+    return -1;
+}
+
+static int dsm_nest_set(void *l)
+{
+    int i = nest_find(l);
+
+    if (i >= 0)
+        return ++nest_held[i].count;
+    i = nest_find(NULL);
+    if (i < 0)
+        hcrt__cluster_unsupported(NULL, "holding more than 16 nestable "
+                                        "locks at once");
+    hcrt__cluster_lock((uint64_t)(uintptr_t)l);
+    nest_held[i].lock = l;
+    nest_held[i].count = 1;
+    return 1;
+}
+
+static void dsm_nest_unset(void *l)
+{
+    int i = nest_find(l);
+
+    if (i < 0)
+        hcrt__cluster_unsupported(NULL, "unsetting a nestable lock this "
+                                        "thread does not hold");
+    if (--nest_held[i].count == 0) {
+        nest_held[i].lock = NULL;
+        hcrt__cluster_unlock((uint64_t)(uintptr_t)l);
+    }
+}
+
+HCRT_ABI_EXPORT void __hcrt_omp_init_nest_lock(hcrt_omp_nest_lock_t *l)
+{
+    if (!DSM_LOCK(l))
+        omp_init_nest_lock(l);
+}
+
+HCRT_ABI_EXPORT void __hcrt_omp_destroy_nest_lock(hcrt_omp_nest_lock_t *l)
+{
+    if (!DSM_LOCK(l))
+        omp_destroy_nest_lock(l);
+}
+
+HCRT_ABI_EXPORT void __hcrt_omp_set_nest_lock(hcrt_omp_nest_lock_t *l)
+{
+    if (DSM_LOCK(l))
+        dsm_nest_set(l);
+    else
+        omp_set_nest_lock(l);
+}
+
+HCRT_ABI_EXPORT void __hcrt_omp_unset_nest_lock(hcrt_omp_nest_lock_t *l)
+{
+    if (DSM_LOCK(l))
+        dsm_nest_unset(l);
+    else
+        omp_unset_nest_lock(l);
+}
 
 HCRT_ABI_EXPORT void __hcrt_omp_init_lock_with_hint(hcrt_omp_lock_t *l,
                                                     hcrt_omp_lock_hint_t h)
 {
-    omp_init_lock_with_hint(l, h);
+    if (!DSM_LOCK(l))
+        omp_init_lock_with_hint(l, h);
 }
 
 HCRT_ABI_EXPORT void
 __hcrt_omp_init_nest_lock_with_hint(hcrt_omp_nest_lock_t *l,
                                     hcrt_omp_lock_hint_t h)
 {
-    omp_init_nest_lock_with_hint(l, h);
+    if (!DSM_LOCK(l))
+        omp_init_nest_lock_with_hint(l, h);
 }
 
 HCRT_ABI_EXPORT int __hcrt_omp_test_lock(hcrt_omp_lock_t *l)
 {
+    /* A DSM lock has no try operation yet: wait for it and succeed. */
+    if (DSM_LOCK(l)) {
+        hcrt__cluster_lock((uint64_t)(uintptr_t)l);
+        return 1;
+    }
     return omp_test_lock(l);
 }
 
 HCRT_ABI_EXPORT int __hcrt_omp_test_nest_lock(hcrt_omp_nest_lock_t *l)
 {
+    if (DSM_LOCK(l)) /* waits, like the DSM omp_test_lock */
+        return dsm_nest_set(l);
     return omp_test_nest_lock(l);
 }

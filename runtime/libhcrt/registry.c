@@ -146,6 +146,22 @@ uint32_t hcrt__registry_num_modules(void)
     return nmodules;
 }
 
+const hcrt_module_desc_t *hcrt__registry_module(uint32_t i)
+{
+    return i < nmodules ? modules[i] : NULL;
+}
+
+/* Workers name a region by its id (the head broadcasts it): a scan of the
+ * modules' tables, a few hundred entries at most, once per cluster fork. */
+const hcrt_region_desc_t *hcrt__registry_region_by_id(uint64_t id)
+{
+    for (uint32_t i = 0; i < nmodules; i++)
+        for (uint32_t r = 0; r < modules[i]->nregions; r++)
+            if (modules[i]->regions[r].id == id)
+                return &modules[i]->regions[r];
+    return NULL;
+}
+
 /* ---- statistics ---------------------------------------------------------- */
 
 static int by_time(const void *a, const void *b)

@@ -6,13 +6,16 @@
  * (VLAs and dynamic allocas included) and restores the mark on exit. The
  * arena is a list of mmap'd chunks; one chunk is kept as a spare when popped
  * so a frame that straddles a chunk boundary in a loop does not mmap each
- * time. The cluster runtime will take the chunks from DSM memory instead.
+ * time. In cluster mode the chunks are DSM memory, so a captured variable
+ * has the same address on every node.
  */
 #include <pthread.h>
 #include <stdint.h>
 #include <string.h>
 #include <sys/mman.h>
 
+#include "dsm/dsm.h"
+#include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
 #include "libhcrt/log.h"
 
@@ -30,6 +33,7 @@ typedef struct arena {
     char *end;    /* end of cur */
     chunk_t *cur; /* the chunk being filled */
     chunk_t *spare;
+    int dsm; /* chunks are DSM memory (cluster mode) */
 } arena_t;
 
 static _Thread_local arena_t arena __attribute__((tls_model("initial-exec")));
@@ -43,13 +47,32 @@ static char *chunk_data(chunk_t *c)
 
 static void chunk_unmap(chunk_t *c)
 {
-    munmap(c, c->size);
+    if (hcrt__dsm_contains(c))
+        hcrt__dsm_free(c);
+    else
+        munmap(c, c->size);
+}
+
+static void *chunk_map(size_t size)
+{
+    if (HCRT_UNLIKELY(hcrt__cluster_on)) {
+        arena.dsm = 1;
+        return hcrt__dsm_aligned_alloc(4096, size);
+    }
+    void *c = mmap(NULL, size, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    return c == MAP_FAILED ? NULL : c;
 }
 
 /* Thread exit: give the chunks back. */
 static void arena_destroy(void *unused)
 {
     (void)unused;
+    /* After the DSM's shutdown its memory is gone: nothing to give back. */
+    if (arena.dsm && !hcrt__dsm_initialized()) {
+        memset(&arena, 0, sizeof(arena));
+        return;
+    }
     while (arena.cur) {
         chunk_t *prev = arena.cur->prev;
         chunk_unmap(arena.cur);
@@ -79,9 +102,8 @@ static chunk_t *chunk_new(size_t need)
         arena.spare = NULL;
         return c;
     }
-    c = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
-             -1, 0);
-    if (c == MAP_FAILED)
+    c = chunk_map(size);
+    if (!c)
         return NULL;
     c->size = size;
     c->end = (char *)c + size;

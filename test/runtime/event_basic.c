@@ -93,8 +93,8 @@ static void test_pingpong(void)
         for (uint64_t i = 0; i < 50; i++) {
             uint64_t v = i * 7 + (uint64_t)me, r = 0;
             size_t rl = sizeof(r);
-            hcrt_status_t st = hcrt__event_call(peer, T_PING, &v, sizeof(v),
-                                                &r, &rl, 10.0);
+            hcrt_status_t st =
+                hcrt__event_call(peer, T_PING, &v, sizeof(v), &r, &rl, 10.0);
             CHECK_EQ(st, HCRT_OK);
             CHECK_EQ(rl, sizeof(r));
             CHECK_EQ(r, v + 1000 + (uint64_t)peer);
@@ -109,8 +109,11 @@ static void test_sum(void)
         want += a[i] = (uint64_t)(i + me);
     hcrt__event_buf_t out = {a, NSUM * sizeof(*a)};
     hcrt__event_buf_t in = {back, NSUM * sizeof(*a)};
-    hcrt__event_send_t s = {.type = T_SUM, .dest = (me + 1) % nranks,
-                            .nbufs = 1, .bufs = &out, .nreply = 1,
+    hcrt__event_send_t s = {.type = T_SUM,
+                            .dest = (me + 1) % nranks,
+                            .nbufs = 1,
+                            .bufs = &out,
+                            .nreply = 1,
                             .reply_bufs = &in};
     hcrt__event_t *ev;
     CHECK_EQ(hcrt__event_send(&s, &ev), HCRT_OK);
@@ -149,9 +152,13 @@ static void test_inflight(void)
         for (int w = 1; w <= nw; w++) {
             uint32_t seq = (uint32_t)s;
             intptr_t k = (intptr_t)(w - 1) * NHOLD + s;
-            hcrt__event_send_t snd = {.type = T_HOLD, .dest = w, .hdr = &seq,
-                                      .hdr_len = sizeof(seq), .timeout = 30,
-                                      .done = hold_done, .arg = (void *)k};
+            hcrt__event_send_t snd = {.type = T_HOLD,
+                                      .dest = w,
+                                      .hdr = &seq,
+                                      .hdr_len = sizeof(seq),
+                                      .timeout = 30,
+                                      .done = hold_done,
+                                      .arg = (void *)k};
             CHECK_EQ(hcrt__event_send(&snd, &evs[k]), HCRT_OK);
         }
     hcrt__event_stats_t st;
@@ -189,8 +196,8 @@ static void test_errors(void)
     /* An unknown type with data: the data is drained, then the error. */
     void *p = malloc(100000);
     hcrt__event_buf_t b = {p, 100000};
-    hcrt__event_send_t s = {.type = T_UNKNOWN, .dest = nranks - 1,
-                            .nbufs = 1, .bufs = &b};
+    hcrt__event_send_t s = {
+        .type = T_UNKNOWN, .dest = nranks - 1, .nbufs = 1, .bufs = &b};
     hcrt__event_t *ev;
     CHECK_EQ(hcrt__event_send(&s, &ev), HCRT_OK);
     CHECK_EQ(hcrt__event_wait(ev, 10), HCRT_ERR_NOT_FOUND);
@@ -212,21 +219,17 @@ int main(int argc, char **argv)
     ev_test_init(&argc, &argv, &o);
     held = calloc((size_t)nranks * NHOLD, sizeof(*held));
     nheld = calloc((size_t)nranks, sizeof(*nheld));
-    hcrt__event_type_ops_t ping = {.name = "ping",
-                                   .queue = HCRT_EVENT_QUEUE_DATA,
-                                   .run = ping_run};
-    hcrt__event_type_ops_t sum = {.name = "sum",
-                                  .queue = HCRT_EVENT_QUEUE_EXEC,
-                                  .run = sum_run};
-    hcrt__event_type_ops_t hold = {.name = "hold",
-                                   .queue = HCRT_EVENT_QUEUE_EXEC,
-                                   .run = hold_run};
+    hcrt__event_type_ops_t ping = {
+        .name = "ping", .queue = HCRT_EVENT_QUEUE_DATA, .run = ping_run};
+    hcrt__event_type_ops_t sum = {
+        .name = "sum", .queue = HCRT_EVENT_QUEUE_EXEC, .run = sum_run};
+    hcrt__event_type_ops_t hold = {
+        .name = "hold", .queue = HCRT_EVENT_QUEUE_EXEC, .run = hold_run};
     CHECK_EQ(hcrt__event_register(T_PING, &ping), HCRT_OK);
     CHECK_EQ(hcrt__event_register(T_SUM, &sum), HCRT_OK);
     CHECK_EQ(hcrt__event_register(T_HOLD, &hold), HCRT_OK);
-    hcrt__event_type_ops_t early = {.name = "early",
-                                    .queue = HCRT_EVENT_QUEUE_DATA,
-                                    .run = early_run};
+    hcrt__event_type_ops_t early = {
+        .name = "early", .queue = HCRT_EVENT_QUEUE_DATA, .run = early_run};
     CHECK_EQ(hcrt__event_register(T_EARLY, &early), HCRT_OK);
     MPI_Barrier(hcrt__comm_world()); /* types registered everywhere */
 

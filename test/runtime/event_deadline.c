@@ -1,13 +1,16 @@
 /*
  * event_deadline.c - a peer that does not answer in time: the event ends
  * with HCRT_ERR_TIMEOUT, the peer hook names the rank, nothing hangs, the
- * event system keeps working and a late reply is harmless. Then events left
+ * event system keeps working and a late reply is harmless. An origin that
+ * never sends the data it announced is reported by the destination's
+ * deadline. Then events left
  * in flight at shutdown are reported and fini returns an error, not a hang.
  */
 #include <sched.h>
 #include <stdatomic.h>
 
 #include "event_test.h"
+#include "libhcrt/event/event_int.h" /* to forge a notice */
 
 enum { T_NAP = 1, T_NEVER = 2, T_PING = 3, T_STUCK = 4 };
 
@@ -87,7 +90,7 @@ int main(int argc, char **argv)
     MPI_Barrier(hcrt__comm_world());
 
     if (me == 0) {
-        expect_timeout(T_NAP, 1, 0.3);                      /* too slow */
+        expect_timeout(T_NAP, 1, 0.3); /* too slow */
         expect_timeout(T_NEVER, nranks - 1, HCRT_EVENT_TIMEOUT_DEFAULT);
         /* The system still works (rank 1's EXEC thread is still napping). */
         CHECK_EQ(hcrt__event_call(1, T_PING, NULL, 0, NULL, NULL, 5), HCRT_OK);
@@ -99,18 +102,42 @@ int main(int argc, char **argv)
     }
     CHECK_EQ(atomic_load(&hook_calls), me == 0 ? 2 : 0);
 
+    /* An origin that dies after its notice: the data never comes, and the
+     * destination's deadline reports the origin through the hook. */
+    if (me == 0) {
+        ev_notice_t n = {.magic = EV_MAGIC,
+                         .type = T_PING,
+                         .nbufs = 1,
+                         .tag = EV_TAG_BASE + hcrt__ev.ntags - 1};
+        n.len[0] = 1000;
+        MPI_Send(&n, (int)offsetof(ev_notice_t, hdr), MPI_BYTE, 1, EV_CTRL_TAG,
+                 hcrt__ev.ctrl);
+    }
+    if (me == 1) {
+        double t0 = ev_now();
+        while (atomic_load(&hook_calls) == 0 && ev_now() - t0 < 5)
+            sched_yield();
+        CHECK_EQ(atomic_load(&hook_calls), 1);
+        CHECK_EQ(atomic_load(&hook_rank), 0);
+        CHECK_EQ(atomic_load(&hook_type), T_PING);
+        printf("rank 1: data from rank 0 never came; hook called after "
+               "%.3f s\n",
+               ev_now() - t0);
+    }
+    MPI_Barrier(hcrt__comm_world());
+
     /* Left in flight at shutdown: no deadline, and rank 1 never replies. */
     if (me == 0) {
-        hcrt__event_send_t s = {.type = T_STUCK, .dest = 1,
-                                .timeout = HCRT_EVENT_TIMEOUT_NONE};
+        hcrt__event_send_t s = {
+            .type = T_STUCK, .dest = 1, .timeout = HCRT_EVENT_TIMEOUT_NONE};
         CHECK_EQ(hcrt__event_send(&s, NULL), HCRT_OK);
     }
     if (me == 1)
         while (!atomic_load(&stuck_seen))
             sched_yield();
     double t0 = ev_now();
-    int rc = ev_test_finish("event_deadline",
-                            me <= 1 ? HCRT_ERR_TIMEOUT : HCRT_OK);
+    int rc =
+        ev_test_finish("event_deadline", me <= 1 ? HCRT_ERR_TIMEOUT : HCRT_OK);
     CHECK(ev_now() - t0 < 5.0);
     return rc || rt_failures;
 }

@@ -83,8 +83,8 @@ static void test_head(void)
         hcrt__event_release(ev[i]);
     }
     hcrt__event_get_stats(&s1);
-    uint64_t moved = (s1.bytes_sent - s0.bytes_sent) +
-                     (s1.bytes_recv - s0.bytes_recv);
+    uint64_t moved =
+        (s1.bytes_sent - s0.bytes_sent) + (s1.bytes_recv - s0.bytes_recv);
     printf("head moved %llu bytes for %d forwards of %zu bytes\n",
            (unsigned long long)moved, np, LEN);
     CHECK(moved > 0);
@@ -93,11 +93,13 @@ static void test_head(void)
     uint64_t seed = 1;
     hcrt__event_t *e;
     CHECK_EQ(hcrt__event_forward(1, 0, T_NOSRC, &seed, sizeof(seed), 10, NULL,
-                                 NULL, &e), HCRT_OK);
+                                 NULL, &e),
+             HCRT_OK);
     CHECK_EQ(hcrt__event_wait(e, 10), HCRT_ERR_NOT_FOUND);
     hcrt__event_release(e);
     CHECK_EQ(hcrt__event_forward(1, nranks, T_XFER, &seed, sizeof(seed), 10,
-                                 NULL, NULL, &e), HCRT_ERR_INVALID);
+                                 NULL, NULL, &e),
+             HCRT_ERR_INVALID);
 }
 
 int main(int argc, char **argv)
@@ -107,10 +109,10 @@ int main(int argc, char **argv)
     ev_test_init(&argc, &argv, &o);
     hcrt__event_type_ops_t xfer = {.name = "xfer",
                                    .queue = HCRT_EVENT_QUEUE_DATA,
-                                   .run = xfer_run, .source = xfer_source_rel};
-    hcrt__event_type_ops_t nosrc = {.name = "nosrc",
-                                    .queue = HCRT_EVENT_QUEUE_DATA,
-                                    .run = nosrc_run};
+                                   .run = xfer_run,
+                                   .source = xfer_source_rel};
+    hcrt__event_type_ops_t nosrc = {
+        .name = "nosrc", .queue = HCRT_EVENT_QUEUE_DATA, .run = nosrc_run};
     CHECK_EQ(hcrt__event_register(T_XFER, &xfer), HCRT_OK);
     CHECK_EQ(hcrt__event_register(T_NOSRC, &nosrc), HCRT_OK);
     MPI_Barrier(hcrt__comm_world());

@@ -46,8 +46,8 @@ static hcrt_status_t big_run(hcrt__event_ctx_t *c)
 
 static void test_sizes(int peer)
 {
-    static const size_t sizes[] = {0, 1, FRAG - 1, FRAG, FRAG + 1,
-                                   (1 << 20) + 13};
+    static const size_t sizes[] = {0,    1,        FRAG - 1,
+                                   FRAG, FRAG + 1, (1 << 20) + 13};
     hcrt__event_buf_t out[4], back[4];
     for (int round = 0; round < 3; round++) {
         uint64_t seed = (uint64_t)(me * 100 + round);
@@ -58,9 +58,14 @@ static void test_sizes(int peer)
             back[i].ptr = calloc(1, n + 1);
             ev_fill(out[i].ptr, n, seed + (uint64_t)i);
         }
-        hcrt__event_send_t s = {.type = T_ECHO, .dest = peer, .hdr = &seed,
-                                .hdr_len = sizeof(seed), .nbufs = 4,
-                                .bufs = out, .nreply = 4, .reply_bufs = back};
+        hcrt__event_send_t s = {.type = T_ECHO,
+                                .dest = peer,
+                                .hdr = &seed,
+                                .hdr_len = sizeof(seed),
+                                .nbufs = 4,
+                                .bufs = out,
+                                .nreply = 4,
+                                .reply_bufs = back};
         hcrt__event_t *ev;
         CHECK_EQ(hcrt__event_send(&s, &ev), HCRT_OK);
         CHECK_EQ(hcrt__event_wait(ev, 30), HCRT_OK);
@@ -81,10 +86,14 @@ static void test_big(void)
     ev_fill(src, BIG, 77);
     memset(back, 0, BIG);
     hcrt__event_buf_t out = {src, BIG}, in = {back, BIG};
-    hcrt__event_send_t s = {.type = T_BIG, .dest = 1, .nbufs = 1,
-                            .bufs = &out, .nreply = 1, .reply_bufs = &in};
+    hcrt__event_send_t s = {.type = T_BIG,
+                            .dest = 1,
+                            .nbufs = 1,
+                            .bufs = &out,
+                            .nreply = 1,
+                            .reply_bufs = &in};
     double t0 = ev_now();
-    CHECK_EQ(hcrt__event_call(1, T_BIG, NULL, 0, NULL, NULL, 1) ,
+    CHECK_EQ(hcrt__event_call(1, T_BIG, NULL, 0, NULL, NULL, 1),
              HCRT_ERR_INVALID); /* prepare refuses a missing buffer */
     hcrt__event_t *ev;
     CHECK_EQ(hcrt__event_send(&s, &ev), HCRT_OK);
@@ -100,15 +109,26 @@ static void test_big(void)
 int main(int argc, char **argv)
 {
     hcrt__event_opts_t o;
+    /* "settings": the fragment size comes from HCRT_EVENT_FRAG_SIZE=4k
+     * through the settings table (init with NULL options). */
+    int from_settings = argc > 1 && !strcmp(argv[1], "settings");
     hcrt__event_opts_default(&o);
     o.frag_size = FRAG;
     o.window = 8;
-    ev_test_init(&argc, &argv, &o);
-    hcrt__event_type_ops_t echo = {.name = "echo",
-                                   .queue = HCRT_EVENT_QUEUE_DATA,
-                                   .run = echo_run};
-    hcrt__event_type_ops_t big = {.name = "big", .queue = HCRT_EVENT_QUEUE_EXEC,
-                                  .prepare = big_prepare, .run = big_run};
+    ev_test_init(&argc, &argv, from_settings ? NULL : &o);
+    if (from_settings) {
+        hcrt__event_opts_t got;
+        hcrt__event_opts_from_settings(&got);
+        CHECK_EQ(got.frag_size, FRAG);
+        CHECK_EQ(got.window, 8);
+        o = got;
+    }
+    hcrt__event_type_ops_t echo = {
+        .name = "echo", .queue = HCRT_EVENT_QUEUE_DATA, .run = echo_run};
+    hcrt__event_type_ops_t big = {.name = "big",
+                                  .queue = HCRT_EVENT_QUEUE_EXEC,
+                                  .prepare = big_prepare,
+                                  .run = big_run};
     CHECK_EQ(hcrt__event_register(T_ECHO, &echo), HCRT_OK);
     CHECK_EQ(hcrt__event_register(T_BIG, &big), HCRT_OK);
     MPI_Barrier(hcrt__comm_world());

@@ -47,8 +47,8 @@ static void test_exec_vs_data(void)
     ev_fill(buf, MOVE_LEN, 5);
     hcrt__event_buf_t b = {buf, MOVE_LEN};
     for (int i = 0; i < 20; i++) {
-        hcrt__event_send_t m = {.type = T_MOVE, .dest = 1, .nbufs = 1,
-                                .bufs = &b};
+        hcrt__event_send_t m = {
+            .type = T_MOVE, .dest = 1, .nbufs = 1, .bufs = &b};
         hcrt__event_t *ev;
         CHECK_EQ(hcrt__event_send(&m, &ev), HCRT_OK);
         CHECK_EQ(hcrt__event_wait(ev, 5), HCRT_OK);
@@ -61,7 +61,8 @@ static void test_exec_vs_data(void)
     double slow_done = ev_now() - t0;
     CHECK(slow_done >= SLOW_S);
     printf("20 MiB of data events done in %.3f s while a %.1f s EXEC handler "
-           "ran (done at %.3f s)\n", data_done, SLOW_S, slow_done);
+           "ran (done at %.3f s)\n",
+           data_done, SLOW_S, slow_done);
     hcrt__event_release(slow);
     free(buf);
 
@@ -100,15 +101,12 @@ int main(int argc, char **argv)
     hcrt__event_opts_t o;
     hcrt__event_opts_default(&o);
     ev_test_init(&argc, &argv, &o);
-    hcrt__event_type_ops_t slow = {.name = "slow",
-                                   .queue = HCRT_EVENT_QUEUE_EXEC,
-                                   .run = slow_run};
-    hcrt__event_type_ops_t move = {.name = "move",
-                                   .queue = HCRT_EVENT_QUEUE_DATA,
-                                   .run = move_run};
-    hcrt__event_type_ops_t poll = {.name = "poll",
-                                   .queue = HCRT_EVENT_QUEUE_DATA,
-                                   .run = poll_run};
+    hcrt__event_type_ops_t slow = {
+        .name = "slow", .queue = HCRT_EVENT_QUEUE_EXEC, .run = slow_run};
+    hcrt__event_type_ops_t move = {
+        .name = "move", .queue = HCRT_EVENT_QUEUE_DATA, .run = move_run};
+    hcrt__event_type_ops_t poll = {
+        .name = "poll", .queue = HCRT_EVENT_QUEUE_DATA, .run = poll_run};
     CHECK_EQ(hcrt__event_register(T_SLOW, &slow), HCRT_OK);
     CHECK_EQ(hcrt__event_register(T_MOVE, &move), HCRT_OK);
     CHECK_EQ(hcrt__event_register(T_POLL, &poll), HCRT_OK);

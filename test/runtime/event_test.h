@@ -31,6 +31,12 @@ static void ev_test_init(int *argc, char ***argv, const hcrt__event_opts_t *o)
     }
     me = hcrt__rank();
     nranks = hcrt__size();
+    /* The tests need their own options: restart the event system if the
+     * runtime already brought it up with the settings. */
+    if (hcrt__event_is_up() && hcrt__event_fini() != HCRT_OK) {
+        fprintf(stderr, "event fini of the runtime's instance failed\n");
+        exit(2);
+    }
     hcrt_status_t st = hcrt__event_init(hcrt__comm_world(), o);
     if (st != HCRT_OK) {
         fprintf(stderr, "event init failed: %s\n", hcrt_strerror(st));

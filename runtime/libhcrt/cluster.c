@@ -1,0 +1,523 @@
+/*
+ * cluster.c - cluster execution of parallel regions: start-up checks, the
+ * fork/join protocol and cluster-wide team numbering.
+ *
+ * Fork: the head releases its DSM writes, then broadcasts a fixed-size
+ * command {region id, args, team size} with MPI_Ibcast on a communicator of
+ * its own; workers wait for it in a command loop (spin, then nap) and
+ * acquire on receipt. Every rank then forks its local libomp team running
+ * the region's trampoline, and numbers its threads from the node's first
+ * cluster thread. Join: every rank leaves its local team and meets the
+ * others in a DSM barrier (release, barrier, acquire).
+ *
+ * Regions stay local (as on one node) when they are HEAD regions, nested,
+ * forked by a worker, or carry more arguments than a command holds.
+ */
+#include <errno.h>
+#include <inttypes.h>
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "dsm/dsm.h"
+#include "libhcrt/cluster.h"
+#include "libhcrt/kmp_abi.h"
+#include "libhcrt/log.h"
+#include "libhcrt/runtime.h"
+#include "libhcrt/stats.h"
+
+#define CMD_MAX_ARGS 64
+#define NSLOTS 4096 /* per-construct DSM words (dynamic loops) */
+
+enum { CMD_FORK = 1, CMD_EXIT = 2 };
+
+typedef struct fork_cmd {
+    int32_t op;
+    int32_t nargs;
+    int32_t total; /* threads in the cluster team */
+    int32_t status;
+    int32_t sched_kind, sched_chunk; /* the head's run-sched ICV */
+    uint64_t region_id;
+    hcrt_ident_t *loc; /* same address in every rank (same binary, no ASLR) */
+    void *args[CMD_MAX_ARGS];
+} fork_cmd_t;
+
+int hcrt__cluster_on;
+hcrt_cluster_team_t hcrt__cluster_team;
+
+static MPI_Comm fork_comm = MPI_COMM_NULL;
+static int *node_default; /* each rank's default team size */
+static int default_total;
+static int req_total;   /* omp_set_num_threads on the head (0: none) */
+static uint64_t *slots; /* NSLOTS words of DSM memory */
+static uint32_t max_ws; /* constructs used by the last region */
+static _Thread_local int32_t pending_nt;
+static _Thread_local int main_thread; /* the head's thread running main */
+static int teams_active;              /* teams constructs running (head) */
+static _Thread_local int in_region;
+static _Thread_local uint32_t ws_seq;
+
+static struct {
+    uint64_t forks, head_only, fork_ns, join_ns;
+} counters;
+
+_Noreturn void hcrt__cluster_unsupported(hcrt_ident_t *loc, const char *what)
+{
+    hcrt_fatal(HCRT_MOD_CORE,
+               "%s (at %s) is not supported across nodes by this version of "
+               "the cluster runtime; run with HCRT_CLUSTER=0 (the program "
+               "then runs on the head node only)",
+               what, loc && loc->psource ? loc->psource : "unknown location");
+}
+
+int hcrt__cluster_here(void)
+{
+    return in_region && omp_get_level() == 1;
+}
+
+int hcrt__cluster_here_outer(void)
+{
+    return in_region;
+}
+
+int hcrt__cluster_tid(void)
+{
+    return hcrt__cluster_team.base + omp_get_thread_num();
+}
+
+int hcrt__cluster_max_threads(void)
+{
+    return req_total ? req_total : default_total;
+}
+
+void hcrt__cluster_set_num_threads(int n)
+{
+    if (n > 0)
+        req_total = n;
+}
+
+void hcrt__cluster_push_num_threads(int32_t n)
+{
+    pending_nt = n;
+}
+
+/* The head's main thread: its stack and static TLS (threadprivate data,
+ * copyin sources) are private to the head, so a fork whose arguments point
+ * there cannot run on the other nodes. */
+static uintptr_t stack_lo, stack_hi, tls_at;
+
+void hcrt__cluster_set_main_thread(void)
+{
+    pthread_attr_t a;
+    void *lo;
+    size_t len;
+
+    main_thread = 1;
+    tls_at = (uintptr_t)__builtin_thread_pointer();
+    if (pthread_getattr_np(pthread_self(), &a) == 0) {
+        if (pthread_attr_getstack(&a, &lo, &len) == 0)
+            stack_lo = (uintptr_t)lo, stack_hi = (uintptr_t)lo + len;
+        pthread_attr_destroy(&a);
+    }
+}
+
+static int head_private(void *p)
+{
+    uintptr_t v = (uintptr_t)p;
+
+    return (v >= stack_lo && v < stack_hi) ||
+           (v >= tls_at - (256u << 10) && v < tls_at + 4096);
+}
+
+/* A region whose arguments reach head-private memory stays on the head. */
+static int args_shareable(const hcrt_region_desc_t *region, void **args)
+{
+    for (int i = 0; i < region->nargs; i++)
+        if (head_private(args[i]))
+            return 0;
+    return 1;
+}
+
+void hcrt__cluster_teams(int delta)
+{
+    __atomic_fetch_add(&teams_active, delta, __ATOMIC_RELAXED);
+}
+
+int32_t hcrt__cluster_take_push(void)
+{
+    int32_t n = pending_nt;
+
+    pending_nt = 0;
+    return n;
+}
+
+/* Cluster lock and unlock for the whole runtime. Unlocks of one rank are
+ * serialised: two threads releasing the same dirty page at once could let
+ * one unlock notice overtake the other thread's diff (seen as lost updates
+ * under contention). */
+static pthread_mutex_t unlock_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void hcrt__cluster_lock(uint64_t id)
+{
+    if (hcrt__dsm_lock(id) != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE, "DSM cluster lock %#llx failed",
+                   (unsigned long long)id);
+}
+
+void hcrt__cluster_unlock(uint64_t id)
+{
+    pthread_mutex_lock(&unlock_mutex);
+    hcrt_status_t st = hcrt__dsm_unlock(id);
+    pthread_mutex_unlock(&unlock_mutex);
+    if (st != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE, "DSM cluster unlock %#llx failed",
+                   (unsigned long long)id);
+}
+
+uint32_t hcrt__cluster_next_ws(void)
+{
+    return ++ws_seq;
+}
+
+uint64_t *hcrt__cluster_slot(uint32_t seq)
+{
+    return &slots[seq % NSLOTS];
+}
+
+/* ---- start-up ------------------------------------------------------------ */
+
+typedef struct binary_id {
+    uint64_t modules; /* FNV-1a over the module hashes and ABI versions */
+    uint64_t exe_size, exe_hash; /* of /proc/self/exe (its whole content) */
+    int32_t abi, cluster;
+} binary_id_t;
+
+/* FNV-1a of the executable's bytes: a copy of the same binary on another
+ * host matches whatever its path and time stamps. */
+static void exe_digest(uint64_t *size, uint64_t *hash)
+{
+    static unsigned char buf[1 << 16];
+    uint64_t h = 0xcbf29ce484222325ULL, n = 0;
+    FILE *f = fopen("/proc/self/exe", "rb");
+    size_t got;
+
+    if (!f)
+        return;
+    while ((got = fread(buf, 1, sizeof(buf), f)) > 0) {
+        for (size_t i = 0; i < got; i++)
+            h = (h ^ buf[i]) * 0x100000001b3ULL;
+        n += got;
+    }
+    fclose(f);
+    *size = n, *hash = h;
+}
+
+static void binary_id(binary_id_t *id, int cluster)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+
+    memset(id, 0, sizeof(*id));
+    for (uint32_t i = 0; i < hcrt__registry_num_modules(); i++) {
+        const hcrt_module_desc_t *m = hcrt__registry_module(i);
+        h = (h ^ m->hash) * 0x100000001b3ULL;
+        h = (h ^ m->abi_version) * 0x100000001b3ULL;
+    }
+    id->modules = h;
+    exe_digest(&id->exe_size, &id->exe_hash);
+    id->abi = HCRT_ABI_VERSION;
+    id->cluster = cluster;
+}
+
+/* Every rank must run the same program with the same cluster setting:
+ * otherwise region ids, globals and the fork protocol would not match. */
+void hcrt__cluster_check_binary(int cluster)
+{
+    MPI_Comm comm = hcrt__comm_world();
+    int size = hcrt__size();
+    binary_id_t mine, *all = calloc((size_t)size, sizeof(*all));
+
+    if (!all)
+        hcrt_fatal(HCRT_MOD_CORE, "out of memory at start-up");
+    binary_id(&mine, cluster);
+    MPI_Allgather(&mine, sizeof(mine), MPI_BYTE, all, sizeof(mine), MPI_BYTE,
+                  comm);
+    for (int r = 1; r < size; r++) {
+        const binary_id_t *a = &all[0], *b = &all[r];
+        if (a->cluster != b->cluster && hcrt__rank() == 0)
+            hcrt_fatal(HCRT_MOD_CORE,
+                       "rank %d has HCRT_CLUSTER=%d but the head has %d: set "
+                       "it the same for every rank (hcrun/mpirun -x)",
+                       r, b->cluster, a->cluster);
+        if (memcmp(a, b, sizeof(*a)) != 0 && hcrt__rank() == 0)
+            hcrt_fatal(HCRT_MOD_CORE,
+                       "rank %d runs a different program than the head "
+                       "(modules %016" PRIx64 " vs %016" PRIx64
+                       ", ABI %d vs %d, executable size %" PRIu64 " vs %" PRIu64
+                       "): start every rank with the same "
+                       "binary built by the same hcc",
+                       r, b->modules, a->modules, b->abi, a->abi, b->exe_size,
+                       a->exe_size);
+    }
+    int bad = memcmp(&all[0], &mine, sizeof(mine)) != 0;
+    free(all);
+    if (bad) /* the head aborts the job with the message */
+        MPI_Barrier(comm);
+}
+
+/* The writable globals of the program (the pass's shared sections). */
+static void add_global_areas(void)
+{
+    void *done[4] = {0};
+
+    for (uint32_t i = 0; i < hcrt__registry_num_modules(); i++) {
+        const hcrt_module_desc_t *m = hcrt__registry_module(i);
+        void *ranges[2][2] = {{m->shared_begin, m->shared_end},
+                              {m->shared_bss_begin, m->shared_bss_end}};
+        for (int k = 0; k < 2; k++) {
+            void *b = ranges[k][0], *e = ranges[k][1];
+            if (!b || b >= e || done[2 * k] == b)
+                continue;
+            done[2 * k] = b;
+            if (hcrt__dsm_add_area(b, e) != HCRT_OK)
+                hcrt_fatal(HCRT_MOD_CORE,
+                           "cannot make the globals at %p-%p DSM memory", b, e);
+        }
+    }
+}
+
+static void print_cluster(FILE *out, void *arg);
+
+void hcrt__cluster_init(void)
+{
+    MPI_Comm comm = hcrt__comm_world();
+    int size = hcrt__size(), mine = omp_get_max_threads();
+
+    add_global_areas();
+    if (hcrt__dsm_init(comm) != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE, "the DSM could not start (see above)");
+    MPI_Comm_dup(comm, &fork_comm);
+    node_default = calloc((size_t)size, sizeof(int));
+    if (!node_default)
+        hcrt_fatal(HCRT_MOD_CORE, "out of memory at start-up");
+    MPI_Allgather(&mine, 1, MPI_INT, node_default, 1, MPI_INT, comm);
+    for (int r = 0; r < size; r++)
+        default_total += node_default[r];
+    if (hcrt__rank() == 0) {
+        slots = hcrt__dsm_calloc(NSLOTS, sizeof(uint64_t));
+        if (!slots)
+            hcrt_fatal(HCRT_MOD_CORE, "out of DSM memory at start-up");
+    }
+    MPI_Bcast(&slots, sizeof(slots), MPI_BYTE, 0, comm);
+    hcrt__stats_register("cluster", print_cluster, NULL);
+    hcrt__cluster_on = 1;
+    hcrt_debug(HCRT_MOD_CORE, "cluster mode: %d nodes, %d threads in all", size,
+               default_total);
+}
+
+void hcrt__cluster_fini(void)
+{
+    if (!hcrt__cluster_on)
+        return;
+    hcrt__cluster_on = 0;
+    hcrt__dsm_fini();
+    MPI_Comm_free(&fork_comm);
+}
+
+/* ---- fork / join -----------------------------------------------------------
+ */
+
+/* This node's share of a team of `total` threads. */
+static void team_of(int total, hcrt_cluster_team_t *t)
+{
+    int size = hcrt__size(), rank = hcrt__rank(), base = 0;
+
+    if (total == default_total) {
+        for (int r = 0; r < rank; r++)
+            base += node_default[r];
+        *t = (hcrt_cluster_team_t){base, total, node_default[rank]};
+        return;
+    }
+    int q = total / size, extra = total % size;
+    base = rank * q + (rank < extra ? rank : extra);
+    *t = (hcrt_cluster_team_t){base, total, q + (rank < extra)};
+}
+
+static void cluster_entry(int32_t *gtid, int32_t *btid,
+                          const hcrt_region_desc_t *region, void **args)
+{
+    in_region = 1;
+    ws_seq = 0;
+    region->tramp(gtid, btid, args);
+    uint32_t m = __atomic_load_n(&max_ws, __ATOMIC_RELAXED);
+    while (ws_seq > m &&
+           !__atomic_compare_exchange_n(&max_ws, &m, ws_seq, 1,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
+    in_region = 0;
+}
+
+static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
+                       void **args, int total)
+{
+    int32_t gtid = __kmpc_global_thread_num(loc);
+
+    team_of(total, &hcrt__cluster_team);
+    hcrt__dsm_region_begin(region->id);
+    __kmpc_push_num_threads(loc, gtid, hcrt__cluster_team.local);
+    __kmpc_fork_call(loc, 2, (kmpc_micro_t)cluster_entry, region, args);
+    /* Join: every node's writes reach home before anyone reads them. */
+    if (hcrt__dsm_barrier() != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed at the end of a region");
+    hcrt__dsm_region_end(region->id);
+}
+
+/* Slots of the last region's constructs start the next region at zero. */
+static void reset_slots(void)
+{
+    uint32_t n = max_ws < NSLOTS ? max_ws : NSLOTS;
+
+    for (uint32_t i = 1; i <= n; i++) /* sequence numbers start at 1 */
+        hcrt__dsm_atomic(&slots[i % NSLOTS], 8, HCRT_DSM_AT_INT,
+                         HCRT_DSM_AOP_STORE, 0, 0, __ATOMIC_RELAXED);
+    max_ws = 0;
+}
+
+static void bcast_cmd(fork_cmd_t *cmd)
+{
+    MPI_Request req;
+
+    MPI_Ibcast(cmd, sizeof(*cmd), MPI_BYTE, 0, fork_comm, &req);
+    MPI_Wait(&req, MPI_STATUS_IGNORE);
+}
+
+int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
+                       void **args, hcrt_region_stats_t *st)
+{
+    int32_t nt = pending_nt;
+
+    pending_nt = 0;
+    if (!main_thread || omp_get_level() != 0 ||
+        region->kind != HCRT_REGION_CLUSTER ||
+        __atomic_load_n(&teams_active, __ATOMIC_RELAXED) > 0)
+        goto local;
+    int total = nt > 0 ? nt : hcrt__cluster_max_threads();
+    if (total < hcrt__size() || region->nargs > CMD_MAX_ARGS ||
+        region->nargs < 0 || !args_shareable(region, args)) {
+        __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+        goto local;
+    }
+    uint64_t t0 = hcrt__now_ns();
+    fork_cmd_t cmd = {.op = CMD_FORK,
+                      .nargs = region->nargs,
+                      .total = total,
+                      .region_id = region->id,
+                      .loc = loc};
+    memcpy(cmd.args, args, sizeof(void *) * (size_t)region->nargs);
+    hcrt_omp_sched_t kind;
+    omp_get_schedule(&kind, &cmd.sched_chunk);
+    cmd.sched_kind = kind;
+    reset_slots();
+    if (hcrt__dsm_release() != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE, "DSM release failed at a fork");
+    bcast_cmd(&cmd);
+    uint64_t t1 = hcrt__now_ns();
+    __atomic_fetch_add(&st->cluster, 1, __ATOMIC_RELAXED);
+    run_region(loc, region, args, total);
+    counters.forks++;
+    counters.fork_ns += t1 - t0;
+    counters.join_ns += hcrt__now_ns() - t1;
+    return 1;
+local:
+    if (nt > 0)
+        __kmpc_push_num_threads(loc, __kmpc_global_thread_num(loc), nt);
+    return 0;
+}
+
+/* Waits for the next command without burning a core: MPI_Test with
+ * sched_yield for a short while (a fork right after a join is quick), then
+ * naps that grow to 0.5 ms. */
+static void wait_cmd(fork_cmd_t *cmd)
+{
+    MPI_Request req;
+    int done = 0;
+    uint64_t start = hcrt__now_ns();
+    long nap_ns = 10000;
+
+    MPI_Ibcast(cmd, sizeof(*cmd), MPI_BYTE, 0, fork_comm, &req);
+    for (;;) {
+        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
+        if (done)
+            return;
+        if (hcrt__now_ns() - start < 200000) {
+            sched_yield();
+            continue;
+        }
+        struct timespec ts = {0, nap_ns};
+        nanosleep(&ts, NULL);
+        if (nap_ns < 500000)
+            nap_ns *= 2;
+    }
+}
+
+int hcrt__cluster_worker_loop(void)
+{
+    fork_cmd_t cmd;
+
+    for (;;) {
+        wait_cmd(&cmd);
+        if (cmd.op == CMD_EXIT)
+            return cmd.status;
+        const hcrt_region_desc_t *region =
+            hcrt__registry_region_by_id(cmd.region_id);
+        if (!region || region->nargs != cmd.nargs)
+            hcrt_fatal(HCRT_MOD_CORE,
+                       "the head forked region %016" PRIx64
+                       " which this rank does not know: every rank must run "
+                       "the same binary",
+                       cmd.region_id);
+        hcrt_region_stats_t *st = hcrt__registry_region(region);
+        __atomic_fetch_add(&st->cluster, 1, __ATOMIC_RELAXED);
+        if (hcrt__dsm_acquire() != HCRT_OK)
+            hcrt_fatal(HCRT_MOD_CORE, "DSM acquire failed at a fork");
+        omp_set_schedule(cmd.sched_kind, cmd.sched_chunk);
+        run_region(cmd.loc, region, cmd.args, cmd.total);
+        counters.forks++;
+    }
+}
+
+void hcrt__cluster_head_exit(int status)
+{
+    fork_cmd_t cmd = {.op = CMD_EXIT, .status = status};
+
+    bcast_cmd(&cmd);
+}
+
+static void print_cluster(FILE *out, void *arg)
+{
+    (void)arg;
+    fprintf(out,
+            "cluster regions %" PRIu64 " on %d nodes (%d threads), kept on "
+            "the head %" PRIu64 "; fork %.1f us, run+join %.1f us on average\n",
+            counters.forks, hcrt__size(), default_total, counters.head_only,
+            counters.forks
+                ? (double)counters.fork_ns * 1e-3 / (double)counters.forks
+                : 0.0,
+            counters.forks
+                ? (double)counters.join_ns * 1e-3 / (double)counters.forks
+                : 0.0);
+    for (uint32_t i = 0; i < hcrt__registry_num_modules(); i++) {
+        const hcrt_module_desc_t *m = hcrt__registry_module(i);
+        for (uint32_t r = 0; r < m->nregions; r++) {
+            hcrt_region_stats_t *s = hcrt__registry_region(&m->regions[r]);
+            if (s->cluster || s->head_only)
+                fprintf(out,
+                        "  %016" PRIx64 " %-24.24s on all nodes %" PRIu64
+                        ", on the head only %" PRIu64 "\n",
+                        s->desc->id, s->desc->name ? s->desc->name : "?",
+                        s->cluster, s->head_only);
+        }
+    }
+}

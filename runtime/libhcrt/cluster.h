@@ -1,0 +1,83 @@
+/*
+ * cluster.h - cluster execution of parallel regions (internal).
+ *
+ * With HCRT_CLUSTER=1 and more than one rank, a CLUSTER region forked by the
+ * head at nesting level 0 runs on every rank's libomp team; shared data lives
+ * in the DSM. The entries of the ABI test hcrt__cluster_on first, so a
+ * one-node run (or HCRT_CLUSTER=0) pays one predictable branch.
+ */
+#ifndef HCRT_CLUSTER_H
+#define HCRT_CLUSTER_H
+
+#include <stdint.h>
+
+#include "libhcrt/core.h"
+
+/* Cluster mode is on: size > 1, HCRT_CLUSTER=1, started by __hcrt_main,
+ * DSM up. Set once before the user's main runs. */
+extern int hcrt__cluster_on;
+
+/* The team of the cluster region this process is running (one at a time). */
+typedef struct hcrt_cluster_team {
+    int base;  /* cluster number of this node's local thread 0 */
+    int total; /* threads in the whole cluster team */
+    int local; /* threads of this node's team */
+} hcrt_cluster_team_t;
+extern hcrt_cluster_team_t hcrt__cluster_team;
+
+/* Whether the calling thread runs the outermost level of a cluster region
+ * (where worksharing and synchronisation are cluster-wide). */
+int hcrt__cluster_here(void);
+/* Whether the calling thread is inside a cluster region at any level. */
+int hcrt__cluster_here_outer(void);
+/* The calling thread's number in the cluster team (hcrt__cluster_here()). */
+int hcrt__cluster_tid(void);
+/* omp_get_max_threads() outside a region: the size of the next team. */
+int hcrt__cluster_max_threads(void);
+void hcrt__cluster_set_num_threads(int n);
+/* num_threads clause of the next fork of this thread (0: none). */
+void hcrt__cluster_push_num_threads(int32_t n);
+/* Only the head's main thread forks cluster regions, never inside teams. */
+void hcrt__cluster_set_main_thread(void);
+void hcrt__cluster_teams(int delta);
+/* Takes back a deferred num_threads (for a fork that stays local). */
+int32_t hcrt__cluster_take_push(void);
+
+/* Start-up (init.c), every rank, after MPI. The binary check runs for every
+ * job of more than one rank started by __hcrt_main; init brings the DSM up
+ * and turns cluster mode on. */
+void hcrt__cluster_check_binary(int cluster);
+void hcrt__cluster_init(void);
+/* Worker command loop: runs forks until the head's exit; returns the job's
+ * exit status. */
+int hcrt__cluster_worker_loop(void);
+/* Head: tells the workers to leave with `status`. */
+void hcrt__cluster_head_exit(int status);
+/* Every rank, at shutdown before MPI_Finalize. */
+void hcrt__cluster_fini(void);
+
+/* fork.c: tries to run `region` on every node. Returns 0 when the region
+ * must run locally (head region, nested, unsupported) and 1 when done. */
+int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
+                       void **args, hcrt_region_stats_t *st);
+
+/* Per-thread sequence number of worksharing constructs in the current
+ * cluster region (loops, single): keys of per-instance shared state. */
+uint32_t hcrt__cluster_next_ws(void);
+/* A DSM word for per-instance state, indexed by sequence number. */
+uint64_t *hcrt__cluster_slot(uint32_t seq);
+
+/* DSM cluster locks named by an address (critical, omp locks, reductions). */
+void hcrt__cluster_lock(uint64_t id);
+void hcrt__cluster_unlock(uint64_t id);
+
+/* sync.c: libomp barrier of the node, then the DSM team barrier. */
+void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid);
+/* cluster_copy.c: copyprivate from cluster thread 0 to the whole team. */
+void hcrt__cluster_copyprivate(hcrt_ident_t *loc, int32_t gtid, size_t size,
+                               void *data, hcrt_cpy_fn_t fn, int32_t didit);
+
+/* A construct the slice cannot run across nodes: stops with a message. */
+_Noreturn void hcrt__cluster_unsupported(hcrt_ident_t *loc, const char *what);
+
+#endif /* HCRT_CLUSTER_H */

@@ -1,0 +1,313 @@
+/*
+ * cluster_loops.c - worksharing loops over a cluster team.
+ *
+ * At the outer level of a cluster region hcrt schedules loops itself over
+ * the cluster's thread numbers (cluster.h), never libomp:
+ * - static: one balanced block per thread in thread order; static,c: chunks
+ *   dealt round-robin in thread order. Both depend only on the trip count,
+ *   so loops of equal trip count give the same iterations to the same
+ *   threads (programs rely on it with nowait).
+ * - dynamic and guided: a counter in DSM memory per loop instance, advanced
+ *   with DSM compare-and-swap at its home. The word holds the instance's tag
+ *   (the thread's construct number in the region) in its top 24 bits and
+ *   the next iteration in the low 40, so a stale value from an earlier
+ *   instance reads as "start at 0", and a later tag as "this loop is done".
+ * - ordered: a second DSM word per ordered loop holds the next iteration
+ *   whose ordered region may run (same tag scheme); a thread waits for its
+ *   iteration's turn, acquires, runs, releases and passes the turn on. An
+ *   iteration that skips its ordered region passes the turn at its end
+ *   (clang calls dispatch_fini after every iteration of an ordered loop).
+ * Values travel as 64-bit patterns (sign- or zero-extended by the caller);
+ * lastprivate's flag goes to the thread that runs the last iteration.
+ */
+#include <inttypes.h>
+#include <sched.h>
+#include <time.h>
+
+#include "dsm/dsm.h"
+#include "libhcrt/cluster.h"
+#include "libhcrt/cluster_loops.h"
+#include "libhcrt/kmp_abi.h"
+#include "libhcrt/log.h"
+
+#define ITER_BITS 40
+#define ITER_MASK ((UINT64_C(1) << ITER_BITS) - 1)
+#define TAG_MAX ((UINT64_C(1) << (64 - ITER_BITS)) - 1)
+
+enum { D_STATIC, D_STATIC_CHUNKED, D_DYNAMIC, D_GUIDED };
+
+typedef struct disp {
+    int kind, done;
+    uint64_t lb, trip, chunk, next; /* next: static chunk index */
+    int64_t incr;
+    uint64_t *slot, tag;
+    int ordered, ord_done;
+    uint64_t *ord_slot, ord_tag, cur; /* cur: iteration being run */
+} disp_t;
+
+static _Thread_local disp_t disp;
+
+static int less(uint64_t a, uint64_t b, int sgn)
+{
+    return sgn ? (int64_t)a < (int64_t)b : a < b;
+}
+
+static uint64_t trip_count(uint64_t lb, uint64_t ub, int64_t incr, int sgn,
+                           int width)
+{
+    uint64_t diff, step;
+
+    if (incr == 0)
+        return 0;
+    if (incr > 0) {
+        if (less(ub, lb, sgn))
+            return 0;
+        diff = ub - lb, step = (uint64_t)incr;
+    } else {
+        if (less(lb, ub, sgn))
+            return 0;
+        diff = lb - ub, step = -(uint64_t)incr;
+    }
+    if (width == 4)
+        diff &= 0xffffffffu;
+    return diff / step + 1;
+}
+
+static int base_sched(int32_t sched)
+{
+    return sched &
+           ~(KMP_SCH_MODIFIER_MONOTONIC | KMP_SCH_MODIFIER_NONMONOTONIC);
+}
+
+/* Schedules of loops the slice cannot split across nodes stop the run. */
+static void check_sched(hcrt_ident_t *loc, int s)
+{
+    if (s >= 91)
+        hcrt__cluster_unsupported(loc, "a distribute schedule");
+}
+
+void hcrt__cl_static_init(hcrt_ident_t *loc, int32_t sched, int32_t *plast,
+                          uint64_t *plo, uint64_t *phi, int64_t *pstride,
+                          int64_t incr, int64_t chunk, int sgn, int width)
+{
+    int s = base_sched(sched);
+    uint64_t T = (uint64_t)hcrt__cluster_team.total;
+
+    if (s >= 64 && s < 91)
+        hcrt__cluster_unsupported(loc, "an ordered static loop");
+    uint64_t tid = (uint64_t)hcrt__cluster_tid();
+    uint64_t lb = *plo, trip = trip_count(lb, *phi, incr, sgn, width);
+    int last = 0;
+
+    check_sched(loc, s);
+    if (trip == 0) {
+        if (plast)
+            *plast = 0;
+        *pstride = incr;
+        return;
+    }
+    if (s == KMP_SCH_STATIC_CHUNKED) {
+        uint64_t c = chunk > 0 ? (uint64_t)chunk : 1;
+        uint64_t span = c * (uint64_t)incr;
+        *plo = lb + span * tid;
+        *phi = *plo + span - (uint64_t)incr;
+        *pstride = (int64_t)(span * T);
+        last = tid == ((trip - 1) / c) % T;
+    } else { /* static, and every other static flavour: balanced blocks */
+        uint64_t small = trip / T, extra = trip % T;
+        uint64_t first = tid * small + (tid < extra ? tid : extra);
+        uint64_t n = small + (tid < extra);
+        if (n == 0) { /* an empty block just past the loop's end */
+            *plo = lb + trip * (uint64_t)incr;
+            *phi = *plo - (uint64_t)incr;
+        } else {
+            *plo = lb + first * (uint64_t)incr;
+            *phi = *plo + (n - 1) * (uint64_t)incr;
+        }
+        last = n > 0 && first + n == trip;
+        *pstride = (int64_t)(trip * (uint64_t)incr);
+    }
+    if (plast)
+        *plast = last;
+}
+
+void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
+                            uint64_t ub, int64_t incr, int64_t chunk, int sgn,
+                            int width)
+{
+    int s = base_sched(sched), ordered = 0;
+
+    check_sched(loc, s);
+    if (s > 64 && s <= 71) { /* kmp_ord_*: the same kinds, ordered */
+        ordered = 1;
+        s -= 32;
+    }
+    if (s == KMP_SCH_RUNTIME) {
+        hcrt_omp_sched_t k;
+        int c;
+        omp_get_schedule(&k, &c);
+        k &= 0x7fffffff;
+        chunk = c;
+        s = k == 1   ? (c > 0 ? KMP_SCH_STATIC_CHUNKED : KMP_SCH_STATIC)
+            : k == 3 ? KMP_SCH_GUIDED_CHUNKED
+            : k == 2 ? KMP_SCH_DYNAMIC_CHUNKED
+                     : KMP_SCH_STATIC;
+    }
+    disp = (disp_t){0};
+    disp.lb = lb;
+    disp.incr = incr;
+    disp.trip = trip_count(lb, ub, incr, sgn, width);
+    disp.chunk = chunk > 0 ? (uint64_t)chunk : 1;
+    if (s == KMP_SCH_STATIC_CHUNKED)
+        disp.kind = D_STATIC_CHUNKED;
+    else if (s == KMP_SCH_DYNAMIC_CHUNKED || s == 44 /* static_steal */)
+        disp.kind = D_DYNAMIC;
+    else if (s == KMP_SCH_GUIDED_CHUNKED ||
+             (s >= 39 && s <= 43 && s != 40 && s != 41) || s == 46)
+        disp.kind = D_GUIDED;
+    else
+        disp.kind = D_STATIC; /* static, auto, balanced, greedy */
+    if (disp.kind >= D_DYNAMIC) {
+        uint32_t seq = hcrt__cluster_next_ws();
+        if (seq > TAG_MAX || disp.trip > ITER_MASK / 2)
+            hcrt__cluster_unsupported(loc, "a dynamic loop this long");
+        disp.tag = seq;
+        disp.slot = hcrt__cluster_slot(seq);
+    }
+    if (ordered) {
+        uint32_t seq = hcrt__cluster_next_ws();
+        if (seq > TAG_MAX || disp.trip > ITER_MASK / 2)
+            hcrt__cluster_unsupported(loc, "an ordered loop this long");
+        disp.ordered = 1;
+        disp.ord_tag = seq;
+        disp.ord_slot = hcrt__cluster_slot(seq);
+    }
+}
+
+/* Waits until iteration disp.cur has the ordered turn. */
+static void wait_turn(void)
+{
+    unsigned spins = 0;
+
+    for (;;) {
+        uint64_t w =
+            hcrt__dsm_atomic(disp.ord_slot, 8, HCRT_DSM_AT_INT,
+                             HCRT_DSM_AOP_LOAD, 0, 0, __ATOMIC_RELAXED);
+        uint64_t next = (w >> ITER_BITS) == disp.ord_tag ? w & ITER_MASK : 0;
+        if (next >= disp.cur)
+            return;
+        if (++spins > 64) {
+            struct timespec ts = {0, 20000};
+            nanosleep(&ts, NULL);
+        } else {
+            sched_yield();
+        }
+    }
+}
+
+static void pass_turn(void)
+{
+    hcrt__dsm_atomic(disp.ord_slot, 8, HCRT_DSM_AT_INT, HCRT_DSM_AOP_STORE,
+                     (disp.ord_tag << ITER_BITS) | (disp.cur + 1), 0,
+                     __ATOMIC_RELAXED);
+}
+
+void hcrt__cl_ordered(hcrt_ident_t *loc)
+{
+    if (!disp.ordered)
+        hcrt__cluster_unsupported(loc, "ordered outside an ordered loop");
+    wait_turn();
+    hcrt__dsm_acquire();
+}
+
+void hcrt__cl_end_ordered(void)
+{
+    hcrt__dsm_release();
+    pass_turn();
+    disp.ord_done = 1;
+}
+
+/* End of one iteration of an ordered loop. */
+void hcrt__cl_dispatch_fini(void)
+{
+    if (!disp.ordered)
+        return;
+    if (!disp.ord_done) {
+        wait_turn();
+        pass_turn();
+    }
+    disp.ord_done = 0;
+    disp.cur++;
+}
+
+/* Claims [*first, *first + *n) from the shared counter; 0 when done. */
+static int claim(uint64_t *first, uint64_t *n)
+{
+    uint64_t T = (uint64_t)hcrt__cluster_team.total;
+    uint64_t old = hcrt__dsm_atomic(disp.slot, 8, HCRT_DSM_AT_INT,
+                                    HCRT_DSM_AOP_LOAD, 0, 0, __ATOMIC_RELAXED);
+    for (;;) {
+        uint64_t tag = old >> ITER_BITS, next = old & ITER_MASK;
+        if (tag > disp.tag)
+            return 0; /* every thread passed this loop: it is finished */
+        if (tag < disp.tag)
+            next = 0; /* first claim of this instance */
+        if (next >= disp.trip)
+            return 0;
+        uint64_t left = disp.trip - next, size = disp.chunk;
+        if (disp.kind == D_GUIDED && (left + 2 * T - 1) / (2 * T) > size)
+            size = (left + 2 * T - 1) / (2 * T);
+        if (size > left)
+            size = left;
+        uint64_t want = (disp.tag << ITER_BITS) | (next + size);
+        uint64_t seen =
+            hcrt__dsm_atomic(disp.slot, 8, HCRT_DSM_AT_INT, HCRT_DSM_AOP_CAS,
+                             want, old, __ATOMIC_RELAXED);
+        if (seen == old) {
+            *first = next, *n = size;
+            return 1;
+        }
+        old = seen;
+    }
+}
+
+/* The static chunk(s) of this thread, one per call. */
+static int next_static(uint64_t *first, uint64_t *n)
+{
+    uint64_t T = (uint64_t)hcrt__cluster_team.total;
+    uint64_t tid = (uint64_t)hcrt__cluster_tid();
+
+    if (disp.kind == D_STATIC) {
+        uint64_t small = disp.trip / T, extra = disp.trip % T;
+        if (disp.next++ > 0)
+            return 0;
+        *first = tid * small + (tid < extra ? tid : extra);
+        *n = small + (tid < extra);
+        return *n > 0;
+    }
+    uint64_t k = tid + disp.next++ * T;
+    if (k >= (disp.trip + disp.chunk - 1) / disp.chunk)
+        return 0;
+    *first = k * disp.chunk;
+    *n = disp.trip - *first < disp.chunk ? disp.trip - *first : disp.chunk;
+    return 1;
+}
+
+int hcrt__cl_dispatch_next(int32_t *plast, uint64_t *plo, uint64_t *phi,
+                           int64_t *pstride)
+{
+    uint64_t first, n;
+    int ok =
+        disp.kind >= D_DYNAMIC ? claim(&first, &n) : next_static(&first, &n);
+
+    if (!ok)
+        return 0;
+    disp.cur = first, disp.ord_done = 0;
+    *plo = disp.lb + first * (uint64_t)disp.incr;
+    *phi = *plo + (n - 1) * (uint64_t)disp.incr;
+    if (pstride)
+        *pstride = disp.incr;
+    if (plast)
+        *plast = first + n == disp.trip;
+    return 1;
+}

@@ -1,0 +1,28 @@
+/*
+ * cluster_loops.h - loop scheduling over a cluster team (internal).
+ *
+ * Loop values are passed as 64-bit patterns: signed types sign-extended,
+ * unsigned zero-extended; `sgn` and `width` (4 or 8) say which.
+ */
+#ifndef HCRT_CLUSTER_LOOPS_H
+#define HCRT_CLUSTER_LOOPS_H
+
+#include <stdint.h>
+
+#include "hcrt/abi.h"
+
+void hcrt__cl_static_init(hcrt_ident_t *loc, int32_t sched, int32_t *plast,
+                          uint64_t *plo, uint64_t *phi, int64_t *pstride,
+                          int64_t incr, int64_t chunk, int sgn, int width);
+void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
+                            uint64_t ub, int64_t incr, int64_t chunk, int sgn,
+                            int width);
+int hcrt__cl_dispatch_next(int32_t *plast, uint64_t *plo, uint64_t *phi,
+                           int64_t *pstride);
+
+/* ordered regions of an ordered dispatch loop, and its per-iteration end */
+void hcrt__cl_ordered(hcrt_ident_t *loc);
+void hcrt__cl_end_ordered(void);
+void hcrt__cl_dispatch_fini(void);
+
+#endif /* HCRT_CLUSTER_LOOPS_H */
