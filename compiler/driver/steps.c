@@ -157,8 +157,7 @@ static int s2s_may_act(const char *path) {
   buf[len] = '\0';
   int act = 0;
   if (memmem(buf, len, "omp", 3))
-    for (size_t i = 0; !act && i < sizeof(s2s_names) / sizeof(*s2s_names);
-         i++)
+    for (size_t i = 0; !act && i < sizeof(s2s_names) / sizeof(*s2s_names); i++)
       act = memmem(buf, len, s2s_names[i], strlen(s2s_names[i])) != NULL;
   free(buf);
   return act;

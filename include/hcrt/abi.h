@@ -62,15 +62,15 @@ typedef enum hcrt_region_kind {
 typedef void (*hcrt_region_tramp_t)(int32_t *gtid, int32_t *btid, void **args);
 
 typedef struct hcrt_region_desc {
-    uint64_t id;              /* stable: FNV-1a of "<module id>:<microtask>" */
-    const char *name;         /* the outlined function's name */
-    const char *file;         /* user source file ("" if unknown) */
-    int32_t line;             /* user source line (0 if unknown) */
-    int32_t kind;             /* hcrt_region_kind_t */
-    int32_t nargs;            /* number of shared/firstprivate arguments */
-    int32_t nloops;           /* worksharing loops found in the region */
+    uint64_t id;      /* stable: FNV-1a of "<module id>:<microtask>" */
+    const char *name; /* the outlined function's name */
+    const char *file; /* user source file ("" if unknown) */
+    int32_t line;     /* user source line (0 if unknown) */
+    int32_t kind;     /* hcrt_region_kind_t */
+    int32_t nargs;    /* number of shared/firstprivate arguments */
+    int32_t nloops;   /* worksharing loops found in the region */
     hcrt_region_tramp_t tramp;
-    void *microtask;          /* the outlined function itself */
+    void *microtask; /* the outlined function itself */
 } hcrt_region_desc_t;
 
 /* Calls the host fallback of one target region with args[0..nargs-1]:
@@ -83,20 +83,21 @@ typedef struct hcrt_region_desc {
 typedef void (*hcrt_kernel_tramp_t)(void **args);
 
 typedef struct hcrt_kernel_desc {
-    uint64_t id;              /* stable: FNV-1a of the offload entry name */
-    const char *name;         /* "__omp_offloading_<dev>_<file>_<fn>_l<line>" */
-    const void *region_id;    /* the host_ptr clang passes to __tgt_target_kernel */
+    uint64_t id;      /* stable: FNV-1a of the offload entry name */
+    const char *name; /* "__omp_offloading_<dev>_<file>_<fn>_l<line>" */
+    const void
+        *region_id; /* the host_ptr clang passes to __tgt_target_kernel */
     hcrt_kernel_tramp_t tramp;
-    void *host_fn;            /* the host fallback function */
+    void *host_fn; /* the host fallback function */
     int32_t nargs;
     int32_t line;
 } hcrt_kernel_desc_t;
 
 typedef struct hcrt_module_desc {
-    uint32_t abi_version;     /* HCRT_ABI_VERSION at compile time */
+    uint32_t abi_version; /* HCRT_ABI_VERSION at compile time */
     uint32_t flags;
-    const char *name;         /* module identifier (source file name) */
-    uint64_t hash;            /* FNV-1a of the module identifier */
+    const char *name; /* module identifier (source file name) */
+    uint64_t hash;    /* FNV-1a of the module identifier */
     uint32_t nregions;
     uint32_t nkernels;
     const hcrt_region_desc_t *regions;
@@ -157,23 +158,23 @@ HCRT_ABI_EXPORT void __hcrt_end_serialized_parallel(hcrt_ident_t *loc,
  * Worksharing loops (signatures of __kmpc_for_static_init_* etc.).
  * ------------------------------------------------------------------------ */
 
-#define HCRT_DECL_STATIC_INIT(sfx, T)                                        \
-    HCRT_ABI_EXPORT void __hcrt_for_static_init_##sfx(                       \
-        hcrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,      \
-        T *plower, T *pupper, T *pstride, T incr, T chunk);                  \
-    HCRT_ABI_EXPORT void __hcrt_dist_for_static_init_##sfx(                  \
-        hcrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,      \
-        T *plower, T *pupper, T *pupperd, T *pstride, T incr, T chunk);      \
-    HCRT_ABI_EXPORT void __hcrt_team_static_init_##sfx(                      \
-        hcrt_ident_t *loc, int32_t gtid, int32_t *plast, T *plower,          \
-        T *pupper, T *pstride, T incr, T chunk);                             \
-    HCRT_ABI_EXPORT void __hcrt_dispatch_init_##sfx(                         \
-        hcrt_ident_t *loc, int32_t gtid, int32_t sched, T lb, T ub, T st,    \
-        T chunk);                                                            \
-    HCRT_ABI_EXPORT int32_t __hcrt_dispatch_next_##sfx(                      \
-        hcrt_ident_t *loc, int32_t gtid, int32_t *plast, T *plower,          \
-        T *pupper, T *pstride);                                              \
-    HCRT_ABI_EXPORT void __hcrt_dispatch_fini_##sfx(hcrt_ident_t *loc,       \
+#define HCRT_DECL_STATIC_INIT(sfx, T)                                          \
+    HCRT_ABI_EXPORT void __hcrt_for_static_init_##sfx(                         \
+        hcrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,        \
+        T *plower, T *pupper, T *pstride, T incr, T chunk);                    \
+    HCRT_ABI_EXPORT void __hcrt_dist_for_static_init_##sfx(                    \
+        hcrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,        \
+        T *plower, T *pupper, T *pupperd, T *pstride, T incr, T chunk);        \
+    HCRT_ABI_EXPORT void __hcrt_team_static_init_##sfx(                        \
+        hcrt_ident_t *loc, int32_t gtid, int32_t *plast, T *plower, T *pupper, \
+        T *pstride, T incr, T chunk);                                          \
+    HCRT_ABI_EXPORT void __hcrt_dispatch_init_##sfx(                           \
+        hcrt_ident_t *loc, int32_t gtid, int32_t sched, T lb, T ub, T st,      \
+        T chunk);                                                              \
+    HCRT_ABI_EXPORT int32_t __hcrt_dispatch_next_##sfx(                        \
+        hcrt_ident_t *loc, int32_t gtid, int32_t *plast, T *plower, T *pupper, \
+        T *pstride);                                                           \
+    HCRT_ABI_EXPORT void __hcrt_dispatch_fini_##sfx(hcrt_ident_t *loc,         \
                                                     int32_t gtid);
 
 /* The stride type of the unsigned variants is signed in libomp. */
@@ -181,32 +182,32 @@ HCRT_DECL_STATIC_INIT(4, int32_t)
 HCRT_DECL_STATIC_INIT(8, int64_t)
 #undef HCRT_DECL_STATIC_INIT
 
-HCRT_ABI_EXPORT void __hcrt_for_static_init_4u(hcrt_ident_t *loc, int32_t gtid,
-                                               int32_t sched, int32_t *plast,
-                                               uint32_t *plower,
-                                               uint32_t *pupper,
-                                               int32_t *pstride, int32_t incr,
-                                               int32_t chunk);
-HCRT_ABI_EXPORT void __hcrt_for_static_init_8u(hcrt_ident_t *loc, int32_t gtid,
-                                               int32_t sched, int32_t *plast,
-                                               uint64_t *plower,
-                                               uint64_t *pupper,
-                                               int64_t *pstride, int64_t incr,
-                                               int64_t chunk);
-HCRT_ABI_EXPORT void __hcrt_dist_for_static_init_4u(
-    hcrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,
-    uint32_t *plower, uint32_t *pupper, uint32_t *pupperd, int32_t *pstride,
-    int32_t incr, int32_t chunk);
-HCRT_ABI_EXPORT void __hcrt_dist_for_static_init_8u(
-    hcrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,
-    uint64_t *plower, uint64_t *pupper, uint64_t *pupperd, int64_t *pstride,
-    int64_t incr, int64_t chunk);
-HCRT_ABI_EXPORT void __hcrt_team_static_init_4u(
-    hcrt_ident_t *loc, int32_t gtid, int32_t *plast, uint32_t *plower,
-    uint32_t *pupper, int32_t *pstride, int32_t incr, int32_t chunk);
-HCRT_ABI_EXPORT void __hcrt_team_static_init_8u(
-    hcrt_ident_t *loc, int32_t gtid, int32_t *plast, uint64_t *plower,
-    uint64_t *pupper, int64_t *pstride, int64_t incr, int64_t chunk);
+HCRT_ABI_EXPORT void
+__hcrt_for_static_init_4u(hcrt_ident_t *loc, int32_t gtid, int32_t sched,
+                          int32_t *plast, uint32_t *plower, uint32_t *pupper,
+                          int32_t *pstride, int32_t incr, int32_t chunk);
+HCRT_ABI_EXPORT void
+__hcrt_for_static_init_8u(hcrt_ident_t *loc, int32_t gtid, int32_t sched,
+                          int32_t *plast, uint64_t *plower, uint64_t *pupper,
+                          int64_t *pstride, int64_t incr, int64_t chunk);
+HCRT_ABI_EXPORT void
+__hcrt_dist_for_static_init_4u(hcrt_ident_t *loc, int32_t gtid, int32_t sched,
+                               int32_t *plast, uint32_t *plower,
+                               uint32_t *pupper, uint32_t *pupperd,
+                               int32_t *pstride, int32_t incr, int32_t chunk);
+HCRT_ABI_EXPORT void
+__hcrt_dist_for_static_init_8u(hcrt_ident_t *loc, int32_t gtid, int32_t sched,
+                               int32_t *plast, uint64_t *plower,
+                               uint64_t *pupper, uint64_t *pupperd,
+                               int64_t *pstride, int64_t incr, int64_t chunk);
+HCRT_ABI_EXPORT void
+__hcrt_team_static_init_4u(hcrt_ident_t *loc, int32_t gtid, int32_t *plast,
+                           uint32_t *plower, uint32_t *pupper, int32_t *pstride,
+                           int32_t incr, int32_t chunk);
+HCRT_ABI_EXPORT void
+__hcrt_team_static_init_8u(hcrt_ident_t *loc, int32_t gtid, int32_t *plast,
+                           uint64_t *plower, uint64_t *pupper, int64_t *pstride,
+                           int64_t incr, int64_t chunk);
 HCRT_ABI_EXPORT void __hcrt_dispatch_init_4u(hcrt_ident_t *loc, int32_t gtid,
                                              int32_t sched, uint32_t lb,
                                              uint32_t ub, int32_t st,
@@ -215,13 +216,13 @@ HCRT_ABI_EXPORT void __hcrt_dispatch_init_8u(hcrt_ident_t *loc, int32_t gtid,
                                              int32_t sched, uint64_t lb,
                                              uint64_t ub, int64_t st,
                                              int64_t chunk);
-HCRT_ABI_EXPORT int32_t __hcrt_dispatch_next_4u(hcrt_ident_t *loc,
-                                                int32_t gtid, int32_t *plast,
+HCRT_ABI_EXPORT int32_t __hcrt_dispatch_next_4u(hcrt_ident_t *loc, int32_t gtid,
+                                                int32_t *plast,
                                                 uint32_t *plower,
                                                 uint32_t *pupper,
                                                 int32_t *pstride);
-HCRT_ABI_EXPORT int32_t __hcrt_dispatch_next_8u(hcrt_ident_t *loc,
-                                                int32_t gtid, int32_t *plast,
+HCRT_ABI_EXPORT int32_t __hcrt_dispatch_next_8u(hcrt_ident_t *loc, int32_t gtid,
+                                                int32_t *plast,
                                                 uint64_t *plower,
                                                 uint64_t *pupper,
                                                 int64_t *pstride);
@@ -306,22 +307,22 @@ HCRT_ABI_EXPORT void __hcrt_flush(hcrt_ident_t *loc);
  * in the unsigned type of their width; pointers as width 8.
  * ------------------------------------------------------------------------ */
 
-#define HCRT_DECL_ATOMIC_INT(N, T)                                           \
-    HCRT_ABI_EXPORT T __hcrt_atomic_xchg_##N(void *p, T v, int32_t order);   \
-    HCRT_ABI_EXPORT T __hcrt_atomic_add_##N(void *p, T v, int32_t order);    \
-    HCRT_ABI_EXPORT T __hcrt_atomic_sub_##N(void *p, T v, int32_t order);    \
-    HCRT_ABI_EXPORT T __hcrt_atomic_and_##N(void *p, T v, int32_t order);    \
-    HCRT_ABI_EXPORT T __hcrt_atomic_nand_##N(void *p, T v, int32_t order);   \
-    HCRT_ABI_EXPORT T __hcrt_atomic_or_##N(void *p, T v, int32_t order);     \
-    HCRT_ABI_EXPORT T __hcrt_atomic_xor_##N(void *p, T v, int32_t order);    \
-    HCRT_ABI_EXPORT T __hcrt_atomic_max_##N(void *p, T v, int32_t order);    \
-    HCRT_ABI_EXPORT T __hcrt_atomic_min_##N(void *p, T v, int32_t order);    \
-    HCRT_ABI_EXPORT T __hcrt_atomic_umax_##N(void *p, T v, int32_t order);   \
-    HCRT_ABI_EXPORT T __hcrt_atomic_umin_##N(void *p, T v, int32_t order);   \
-    /* Returns the old value; *p = desired iff old == expected. */           \
-    HCRT_ABI_EXPORT T __hcrt_atomic_cas_##N(void *p, T expected, T desired,  \
-                                            int32_t succ, int32_t fail);     \
-    HCRT_ABI_EXPORT T __hcrt_atomic_load_##N(const void *p, int32_t order);  \
+#define HCRT_DECL_ATOMIC_INT(N, T)                                             \
+    HCRT_ABI_EXPORT T __hcrt_atomic_xchg_##N(void *p, T v, int32_t order);     \
+    HCRT_ABI_EXPORT T __hcrt_atomic_add_##N(void *p, T v, int32_t order);      \
+    HCRT_ABI_EXPORT T __hcrt_atomic_sub_##N(void *p, T v, int32_t order);      \
+    HCRT_ABI_EXPORT T __hcrt_atomic_and_##N(void *p, T v, int32_t order);      \
+    HCRT_ABI_EXPORT T __hcrt_atomic_nand_##N(void *p, T v, int32_t order);     \
+    HCRT_ABI_EXPORT T __hcrt_atomic_or_##N(void *p, T v, int32_t order);       \
+    HCRT_ABI_EXPORT T __hcrt_atomic_xor_##N(void *p, T v, int32_t order);      \
+    HCRT_ABI_EXPORT T __hcrt_atomic_max_##N(void *p, T v, int32_t order);      \
+    HCRT_ABI_EXPORT T __hcrt_atomic_min_##N(void *p, T v, int32_t order);      \
+    HCRT_ABI_EXPORT T __hcrt_atomic_umax_##N(void *p, T v, int32_t order);     \
+    HCRT_ABI_EXPORT T __hcrt_atomic_umin_##N(void *p, T v, int32_t order);     \
+    /* Returns the old value; *p = desired iff old == expected. */             \
+    HCRT_ABI_EXPORT T __hcrt_atomic_cas_##N(void *p, T expected, T desired,    \
+                                            int32_t succ, int32_t fail);       \
+    HCRT_ABI_EXPORT T __hcrt_atomic_load_##N(const void *p, int32_t order);    \
     HCRT_ABI_EXPORT void __hcrt_atomic_store_##N(void *p, T v, int32_t order);
 
 HCRT_DECL_ATOMIC_INT(1, uint8_t)
@@ -332,10 +333,10 @@ HCRT_DECL_ATOMIC_INT(8, uint64_t)
 
 /* `max`/`min` above are signed comparisons on the bit pattern of width N. */
 
-#define HCRT_DECL_ATOMIC_FP(S, T)                                            \
-    HCRT_ABI_EXPORT T __hcrt_atomic_fadd_##S(void *p, T v, int32_t order);   \
-    HCRT_ABI_EXPORT T __hcrt_atomic_fsub_##S(void *p, T v, int32_t order);   \
-    HCRT_ABI_EXPORT T __hcrt_atomic_fmax_##S(void *p, T v, int32_t order);   \
+#define HCRT_DECL_ATOMIC_FP(S, T)                                              \
+    HCRT_ABI_EXPORT T __hcrt_atomic_fadd_##S(void *p, T v, int32_t order);     \
+    HCRT_ABI_EXPORT T __hcrt_atomic_fsub_##S(void *p, T v, int32_t order);     \
+    HCRT_ABI_EXPORT T __hcrt_atomic_fmax_##S(void *p, T v, int32_t order);     \
     HCRT_ABI_EXPORT T __hcrt_atomic_fmin_##S(void *p, T v, int32_t order);
 
 HCRT_DECL_ATOMIC_FP(f32, float)
@@ -387,23 +388,27 @@ HCRT_ABI_EXPORT void *__hcrt_omp_task_alloc(hcrt_ident_t *loc, int32_t gtid,
                                             int32_t flags, size_t sizeof_task,
                                             size_t sizeof_shareds,
                                             hcrt_task_entry_t entry);
-HCRT_ABI_EXPORT void *__hcrt_omp_target_task_alloc(
-    hcrt_ident_t *loc, int32_t gtid, int32_t flags, size_t sizeof_task,
-    size_t sizeof_shareds, hcrt_task_entry_t entry, int64_t device_id);
+HCRT_ABI_EXPORT void *
+__hcrt_omp_target_task_alloc(hcrt_ident_t *loc, int32_t gtid, int32_t flags,
+                             size_t sizeof_task, size_t sizeof_shareds,
+                             hcrt_task_entry_t entry, int64_t device_id);
 HCRT_ABI_EXPORT int32_t __hcrt_omp_task(hcrt_ident_t *loc, int32_t gtid,
                                         void *task);
-HCRT_ABI_EXPORT int32_t __hcrt_omp_task_with_deps(
-    hcrt_ident_t *loc, int32_t gtid, void *task, int32_t ndeps,
-    hcrt_depend_info_t *deps, int32_t ndeps_noalias,
-    hcrt_depend_info_t *noalias);
+HCRT_ABI_EXPORT int32_t __hcrt_omp_task_with_deps(hcrt_ident_t *loc,
+                                                  int32_t gtid, void *task,
+                                                  int32_t ndeps,
+                                                  hcrt_depend_info_t *deps,
+                                                  int32_t ndeps_noalias,
+                                                  hcrt_depend_info_t *noalias);
 HCRT_ABI_EXPORT void __hcrt_omp_wait_deps(hcrt_ident_t *loc, int32_t gtid,
                                           int32_t ndeps,
                                           hcrt_depend_info_t *deps,
                                           int32_t ndeps_noalias,
                                           hcrt_depend_info_t *noalias);
-HCRT_ABI_EXPORT void __hcrt_omp_taskwait_deps_51(
-    hcrt_ident_t *loc, int32_t gtid, int32_t ndeps, hcrt_depend_info_t *deps,
-    int32_t ndeps_noalias, hcrt_depend_info_t *noalias, int32_t nowait);
+HCRT_ABI_EXPORT void
+__hcrt_omp_taskwait_deps_51(hcrt_ident_t *loc, int32_t gtid, int32_t ndeps,
+                            hcrt_depend_info_t *deps, int32_t ndeps_noalias,
+                            hcrt_depend_info_t *noalias, int32_t nowait);
 HCRT_ABI_EXPORT void __hcrt_omp_task_begin_if0(hcrt_ident_t *loc, int32_t gtid,
                                                void *task);
 HCRT_ABI_EXPORT void __hcrt_omp_task_complete_if0(hcrt_ident_t *loc,
@@ -414,13 +419,13 @@ HCRT_ABI_EXPORT int32_t __hcrt_omp_taskyield(hcrt_ident_t *loc, int32_t gtid,
 HCRT_ABI_EXPORT void __hcrt_taskgroup(hcrt_ident_t *loc, int32_t gtid);
 HCRT_ABI_EXPORT void __hcrt_end_taskgroup(hcrt_ident_t *loc, int32_t gtid);
 HCRT_ABI_EXPORT void __hcrt_taskloop(hcrt_ident_t *loc, int32_t gtid,
-                                     void *task, int32_t if_val,
-                                     uint64_t *lb, uint64_t *ub, int64_t st,
-                                     int32_t nogroup, int32_t sched,
-                                     uint64_t grainsize, void *task_dup);
+                                     void *task, int32_t if_val, uint64_t *lb,
+                                     uint64_t *ub, int64_t st, int32_t nogroup,
+                                     int32_t sched, uint64_t grainsize,
+                                     void *task_dup);
 HCRT_ABI_EXPORT void __hcrt_taskloop_5(hcrt_ident_t *loc, int32_t gtid,
-                                       void *task, int32_t if_val,
-                                       uint64_t *lb, uint64_t *ub, int64_t st,
+                                       void *task, int32_t if_val, uint64_t *lb,
+                                       uint64_t *ub, int64_t st,
                                        int32_t nogroup, int32_t sched,
                                        uint64_t grainsize, int32_t modifier,
                                        void *task_dup);
@@ -432,8 +437,8 @@ HCRT_ABI_EXPORT void *__hcrt_taskred_modifier_init(hcrt_ident_t *loc,
 HCRT_ABI_EXPORT void __hcrt_task_reduction_modifier_fini(hcrt_ident_t *loc,
                                                          int32_t gtid,
                                                          int32_t is_ws);
-HCRT_ABI_EXPORT void *__hcrt_task_reduction_get_th_data(int32_t gtid,
-                                                        void *tg, void *d);
+HCRT_ABI_EXPORT void *__hcrt_task_reduction_get_th_data(int32_t gtid, void *tg,
+                                                        void *d);
 
 /* ------------------------------------------------------------------------
  * Target offload (signatures of libomptarget's __tgt_* entries).
@@ -459,22 +464,19 @@ typedef struct hcrt_kernel_args {
 
 /* Returns 0 when the region ran (on some node); non-zero makes the caller run
  * the host fallback itself, as with libomptarget. */
-HCRT_ABI_EXPORT int32_t __hcrt_target_kernel(hcrt_ident_t *loc,
-                                             int64_t device_id,
-                                             int32_t num_teams,
-                                             int32_t thread_limit,
-                                             void *host_ptr,
-                                             hcrt_kernel_args_t *args);
+HCRT_ABI_EXPORT int32_t __hcrt_target_kernel(
+    hcrt_ident_t *loc, int64_t device_id, int32_t num_teams,
+    int32_t thread_limit, void *host_ptr, hcrt_kernel_args_t *args);
 
-#define HCRT_DECL_TGT_DATA(what)                                             \
-    HCRT_ABI_EXPORT void __hcrt_target_data_##what##_mapper(                 \
-        hcrt_ident_t *loc, int64_t device_id, int32_t nargs, void **bases,   \
-        void **ptrs, int64_t *sizes, int64_t *types, void **names,           \
-        void **mappers);                                                     \
-    HCRT_ABI_EXPORT void __hcrt_target_data_##what##_nowait_mapper(          \
-        hcrt_ident_t *loc, int64_t device_id, int32_t nargs, void **bases,   \
-        void **ptrs, int64_t *sizes, int64_t *types, void **names,           \
-        void **mappers, int32_t ndeps, void *deps, int32_t ndeps_noalias,    \
+#define HCRT_DECL_TGT_DATA(what)                                               \
+    HCRT_ABI_EXPORT void __hcrt_target_data_##what##_mapper(                   \
+        hcrt_ident_t *loc, int64_t device_id, int32_t nargs, void **bases,     \
+        void **ptrs, int64_t *sizes, int64_t *types, void **names,             \
+        void **mappers);                                                       \
+    HCRT_ABI_EXPORT void __hcrt_target_data_##what##_nowait_mapper(            \
+        hcrt_ident_t *loc, int64_t device_id, int32_t nargs, void **bases,     \
+        void **ptrs, int64_t *sizes, int64_t *types, void **names,             \
+        void **mappers, int32_t ndeps, void *deps, int32_t ndeps_noalias,      \
         void *noalias);
 
 HCRT_DECL_TGT_DATA(begin)
@@ -494,6 +496,7 @@ HCRT_ABI_EXPORT void __hcrt_push_mapper_component(void *handle, void *base,
  * HCRT_OMP_API_LIST. Names not listed keep calling libomp directly.
  * ------------------------------------------------------------------------ */
 
+// clang-format off
 #define HCRT_OMP_API_LIST(X)                                                 \
     X(get_thread_num) X(get_num_threads) X(get_max_threads)                  \
     X(set_num_threads) X(get_num_procs) X(in_parallel) X(get_level)          \
@@ -512,6 +515,7 @@ HCRT_ABI_EXPORT void __hcrt_push_mapper_component(void *handle, void *base,
     X(target_alloc) X(target_free) X(target_is_present) X(target_memcpy)     \
     X(target_memcpy_rect) X(target_associate_ptr)                            \
     X(target_disassociate_ptr)
+// clang-format on
 
 /* The runtime defines each __hcrt_omp_<name> with omp.h's prototype. */
 

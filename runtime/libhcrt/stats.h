@@ -13,8 +13,7 @@
 typedef void (*hcrt_stats_print_cb)(FILE *out, void *arg);
 
 /* Registers `cb` to print section `title`; call during init only. */
-void hcrt__stats_register(const char *title, hcrt_stats_print_cb cb,
-                          void *arg);
+void hcrt__stats_register(const char *title, hcrt_stats_print_cb cb, void *arg);
 int hcrt__stats_enabled(void);
 /* Prints every registered section to `out` (stderr at exit). */
 void hcrt__stats_report(FILE *out);
