@@ -8,7 +8,7 @@
 #include <stdio.h>
 
 #define N 2000
-#define REPS 100000
+#define REPS 500000
 
 static double a[N], b[N];
 

@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #define N 10000
-#define REPS 50000
+#define REPS 250000
 
 static double a[N];
 

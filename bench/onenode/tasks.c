@@ -6,7 +6,7 @@
 #include <omp.h>
 #include <stdio.h>
 
-#define ROUNDS 1000
+#define ROUNDS 5000
 #define TASKS 1000
 
 static long work(long i)
