@@ -208,17 +208,130 @@ hcrt_status_t hcrt__dsm_flush(void)
     return HCRT_OK;
 }
 
+/* Acquire: takes every non-exempt cached copy (RO, or RW: dirtied by
+ * another thread of this rank since the caller's flush) to PG_BUSY and out
+ * of the cached list; RW ones also go to `dirty`. Copies another thread is
+ * changing right now (PG_BUSY: a fetch possibly served before this acquire,
+ * an upgrade twinning stale bytes) go to `busy`, to be settled first. */
+static vec_t collect_stale(vec_t *dirty, vec_t *busy)
+{
+    vec_t s = {0};
+    pthread_mutex_lock(&dsm.cache_lock);
+    size_t w = 0;
+    for (size_t i = 0; i < dsm.ncached; i++) {
+        uint32_t idx = dsm.cached[i];
+        dsm.cached[w++] = idx;
+        if (atomic_load(&dsm.pages[idx].flags) & PF_EXEMPT)
+            continue;
+        uint8_t st = atomic_load(&dsm.pages[idx].state);
+        if (st == PG_BUSY) {
+            vec_push(busy, idx);
+            continue;
+        }
+        if (st != PG_RO && st != PG_RW)
+            continue;
+        if (!atomic_compare_exchange_strong(&dsm.pages[idx].state, &st,
+                                            PG_BUSY)) {
+            vec_push(busy, idx); /* another thread moved it: recheck */
+            continue;
+        }
+        vec_push(&s, idx);
+        if (st == PG_RW)
+            vec_push(dirty, idx);
+        atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_CACHED);
+        w--;
+    }
+    dsm.ncached = w;
+    pthread_mutex_unlock(&dsm.cache_lock);
+    qsort(s.v, s.n, sizeof *s.v, cmp_u32);
+    qsort(dirty->v, dirty->n, sizeof *dirty->v, cmp_u32);
+    return s;
+}
+
+/* Sends the diffs of BUSY, write-protected pages home and waits until
+ * every home applied them. */
+static void send_diffs(vec_t *dirty)
+{
+    outbox_t ob = {0};
+    ob.buf = calloc((size_t)dsm.size, sizeof *ob.buf);
+    ob.len = calloc((size_t)dsm.size, sizeof *ob.len);
+    if (!ob.buf || !ob.len)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory during a DSM acquire");
+    for (size_t i = 0; i < dirty->n; i++)
+        outbox_add(&ob, dirty->v[i]);
+    for (int h = 0; h < dsm.size; h++)
+        outbox_send(&ob, h);
+    for (size_t i = 0; i < ob.nops; i++) {
+        hcrt__dsm_wait(ob.ops[i]);
+        free(ob.ops[i]->sbuf);
+        free(ob.ops[i]);
+    }
+    free(ob.ops);
+    free(ob.buf);
+    free(ob.len);
+}
+
+/* Drops the BUSY pages `s`. Protecting them first makes a local thread
+ * still writing a dirty one fault and wait; its writes so far travel home
+ * as a diff before the page turns PG_INV, so its refetch sees them. */
+static void drop(vec_t *s, vec_t *dirty)
+{
+    for_runs(s, PROT_NONE);
+    if (dirty->n) {
+        send_diffs(dirty);
+        for_runs(dirty, -1);
+    }
+    for (size_t i = 0; i < s->n; i++)
+        atomic_store(&dsm.pages[s->v[i]].state, PG_INV);
+    hcrt__dsm_page_settled();
+    dsm_count(invalidations, s->n);
+}
+
+/* A page that was PG_BUSY at the scan: once it settles, drop whatever copy
+ * it holds. A copy that turned PG_INV meanwhile is fine: its next fetch is
+ * asked after this acquire, so the home already has the releases. */
+static void drop_when_settled(uint32_t idx)
+{
+    for (;;) {
+        uint8_t st = atomic_load(&dsm.pages[idx].state);
+        if (st == PG_BUSY) {
+            hcrt__dsm_wait_page(idx);
+            continue;
+        }
+        if (st == PG_INV || (atomic_load(&dsm.pages[idx].flags) & PF_EXEMPT))
+            return;
+        if (!atomic_compare_exchange_strong(&dsm.pages[idx].state, &st,
+                                            PG_BUSY))
+            continue;
+        vec_t one = {&idx, 1, 1}, none = {0};
+        drop(&one, st == PG_RW ? &one : &none);
+        return; /* stays in the cached list (PF_CACHED): no duplicate */
+    }
+}
+
+/* Self-invalidation at an acquire. Every copy that may be stale w.r.t.
+ * releases ordered before this acquire goes, including pages other
+ * threads of this rank hold dirty (their diffs go home first) and pages
+ * being fetched or upgraded concurrently. Only exempt pages (no other
+ * rank writes them) stay. */
 void hcrt__dsm_invalidate(void)
 {
-    vec_t s = collect(PG_RO, PF_EXEMPT, 1);
-    if (s.n == 0)
-        return;
-    for_runs(&s, PROT_NONE);
-    for (size_t i = 0; i < s.n; i++)
-        atomic_store(&dsm.pages[s.v[i]].state, PG_INV);
-    hcrt__dsm_page_settled();
-    dsm_count(invalidations, s.n);
+    vec_t dirty = {0}, busy = {0};
+    /* Held throughout, as by a flush: a local release that finds a page
+     * of its own here BUSY must not complete before its diff is home. */
+    pthread_mutex_lock(&dsm.flush_lock);
+    /* Fetches claimed before this are discarded on arrival (pages.c):
+     * those pages may be BUSY yet outside the cached list. */
+    atomic_fetch_add(&dsm.acq_gen, 1);
+    vec_t s = collect_stale(&dirty, &busy);
+    if (s.n)
+        drop(&s, &dirty);
+    for (size_t i = 0; i < busy.n; i++)
+        drop_when_settled(busy.v[i]);
+    pthread_mutex_unlock(&dsm.flush_lock);
     free(s.v);
+    free(dirty.v);
+    free(busy.v);
 }
 
 /* Home: applies a message of page diffs through the alias view. */

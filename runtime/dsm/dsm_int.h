@@ -83,7 +83,8 @@ struct dsm_state {
     size_t ncached;
     pthread_mutex_t cache_lock;
     pthread_mutex_t flush_lock;
-    _Atomic uint32_t gen; /* bumped (and futex-woken) when a page settles */
+    _Atomic uint32_t gen;     /* bumped (and futex-woken) when a page settles */
+    _Atomic uint32_t acq_gen; /* bumped by every self-invalidation */
     /* settings */
     int home_policy;
     size_t block_pages, prefetch_max, slice_pages;
@@ -201,6 +202,8 @@ void hcrt__dsm_invalidate(void);
 void hcrt__dsm_compact(void);
 int hcrt__dsm_mprotect(uintptr_t addr, size_t len, int prot);
 void hcrt__dsm_page_settled(void);
+/* Waits until page `idx` is no longer PG_BUSY (async-signal-safe). */
+void hcrt__dsm_wait_page(size_t idx);
 
 /* ---- alloc.c / lock.c / atomic.c / counters.c (service side) ---- */
 hcrt_status_t hcrt__dsm_alloc_init(void);

@@ -50,7 +50,7 @@ void hcrt__dsm_page_settled(void)
         hcrt__dsm_futex_wake(&dsm.gen);
 }
 
-static void wait_settled(size_t idx)
+void hcrt__dsm_wait_page(size_t idx)
 {
     uint32_t g = atomic_load(&dsm.gen);
     atomic_fetch_add(&waiters, 1);
@@ -115,7 +115,7 @@ static int home_fault(size_t idx, int is_write)
 {
     uint8_t st = atomic_load(&dsm.pages[idx].state);
     if (st == PG_BUSY) {
-        wait_settled(idx);
+        hcrt__dsm_wait_page(idx);
         return 0;
     }
     if (st == PG_RW || (st == PG_RO && !is_write))
@@ -146,6 +146,7 @@ typedef struct fetch_ctx {
     int is_write;
     int registered; /* the home recorded us as writer of the whole run */
     int trigger;    /* read-ahead: leave the first page as a trigger */
+    uint32_t gen;   /* dsm.acq_gen once the run was claimed */
 } fetch_ctx_t;
 
 /* Read-ahead requests in flight without a waiting thread; a slot is free
@@ -198,6 +199,13 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
                          (uint8_t)~(PF_EXEMPT | PF_TRIGGER));
         atomic_fetch_or(&dsm.pages[p].flags, f);
     }
+    if (atomic_load(&dsm.acq_gen) != c->gen) {
+        /* A thread of this rank acquired while the request was out: the
+         * home may have served it before the release that acquire pairs
+         * with. Drop the run; the faulting access retries and refetches. */
+        set_state(c->idx, c->n, PG_INV);
+        return;
+    }
     cache_add(c->idx, c->n);
     uintptr_t addr = hcrt__dsm_page_addr(c->idx);
     size_t ro_first = 0;
@@ -243,7 +251,7 @@ static void read_ahead(int home)
     }
     size_t n = claim_run(start, dsm.prefetch_max, PG_INV, home);
     atomic_store(&seq_next, start + n);
-    s->ctx = (fetch_ctx_t){start, n, 0, 0, 1};
+    s->ctx = (fetch_ctx_t){start, n, 0, 0, 1, atomic_load(&dsm.acq_gen)};
     s->m = (dsm_msg_t){M_FETCH, 0, start, n, 0, 0};
     s->op = (dsm_op_t){0};
     s->op.dest = home;
@@ -260,7 +268,7 @@ static void fetch_remote(size_t idx, int home, int is_write)
     size_t n = claim_run(idx, prefetch_window(idx), PG_INV, home);
     atomic_store(&seq_next, idx + n);
     int reg = is_write && !(atomic_load(&dsm.pages[idx].flags) & PF_WREG);
-    fetch_ctx_t ctx = {idx, n, is_write, reg, 0};
+    fetch_ctx_t ctx = {idx, n, is_write, reg, 0, atomic_load(&dsm.acq_gen)};
     dsm_msg_t m = {M_FETCH, 0, idx, n, (uint64_t)reg, 0};
     dsm_op_t op = {0};
     op.dest = home;
@@ -322,7 +330,7 @@ int hcrt__dsm_resolve(size_t idx, int is_write)
     uint8_t st = atomic_load(&dsm.pages[idx].state);
     switch (st) {
     case PG_BUSY:
-        wait_settled(idx);
+        hcrt__dsm_wait_page(idx);
         return 0;
     case PG_INV:
         if (!claim(idx, PG_INV))
