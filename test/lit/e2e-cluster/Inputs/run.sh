@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# run.sh [--env K=V]... SRC WORKDIR
+# run.sh [--env K=V]... [-I DIR]... SRC WORKDIR
 #
 # The end-to-end check of cluster execution (HCRT_CLUSTER=1): builds SRC
 # with the plain LLVM 19 OpenMP compiler (the reference) and with hcc, runs
@@ -9,15 +9,16 @@
 # run's HCRT_STATS table must show regions that really ran on every node.
 # Environment (from the RUN line): HCC CLANG MPIRUN.
 set -u
-envs=()
+envs=() incs=()
 while [ $# -gt 2 ]; do
     case $1 in
     --env) envs+=("$2"); shift ;;
+    -I) incs+=(-I "$(realpath "$2")"); shift ;;
     *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
     shift
 done
-[ $# -eq 2 ] || { echo "usage: run.sh [--env K=V]... SRC WORKDIR" >&2; exit 2; }
+[ $# -eq 2 ] || { echo "usage: run.sh [--env K=V]... [-I DIR]... SRC WORKDIR" >&2; exit 2; }
 src=$(realpath "$1") work=$(realpath -m "$2")
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
 
@@ -26,8 +27,8 @@ fail() {
     exit 1
 }
 
-"$CLANG" -fopenmp -O2 "$src" -o ref -lm || fail "reference compile failed"
-"$HCC" -fopenmp -O2 "$src" -o hcc -lm || fail "hcc compile failed"
+"$CLANG" -fopenmp -O2 "${incs[@]}" "$src" -o ref -lm || fail "reference compile failed"
+"$HCC" -fopenmp -O2 "${incs[@]}" "$src" -o hcc -lm || fail "hcc compile failed"
 
 xs=(-x HCRT_CLUSTER -x OMP_NUM_THREADS -x HCRT_STATS)
 for kv in "${envs[@]}"; do xs+=(-x "${kv%%=*}"); done

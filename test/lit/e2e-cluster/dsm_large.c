@@ -1,7 +1,7 @@
 // A 256 MiB array initialised in parallel and swept twice: pages stream
 // between ranks (prefetch), and the mapping count must stay far below
 // vm.max_map_count.
-// RUN: %e2e --O0 %s %t
+// RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh -I %S/../e2e/Inputs %s %t
 #include <stdlib.h>
 
 #include "e2e.h"

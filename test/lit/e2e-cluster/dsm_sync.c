@@ -1,7 +1,7 @@
 // OpenMP synchronisation on shared data across ranks: critical sections,
 // locks, atomics of every width and kind, reductions, and barriers between
 // phases that read what other threads wrote.
-// RUN: %e2e --O0 %s %t
+// RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh -I %S/../e2e/Inputs %s %t
 #include <omp.h>
 #include <stdint.h>
 

@@ -4,7 +4,7 @@
 // address reaches the parallel region. Each rank writes bytes of pages other
 // ranks also write (false sharing), and every result is checked after the
 // implicit barrier.
-// RUN: %e2e --O0 %s %t
+// RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh -I %S/../e2e/Inputs %s %t
 #include <stdlib.h>
 #include <string.h>
 
