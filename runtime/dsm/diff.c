@@ -173,6 +173,36 @@ static vec_t collect(uint8_t want, uint8_t skip_flags, int uncache)
     return s;
 }
 
+/* Starts sending the diffs of the write-protected pages `pages` home, one
+ * batch per home; diffs_wait() completes them. `what` names the operation
+ * in the out-of-memory message. */
+static outbox_t diffs_send(const vec_t *pages, const char *what)
+{
+    outbox_t ob = {0};
+    ob.buf = calloc((size_t)dsm.size, sizeof *ob.buf);
+    ob.len = calloc((size_t)dsm.size, sizeof *ob.len);
+    if (!ob.buf || !ob.len)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory during a DSM %s", what);
+    for (size_t i = 0; i < pages->n; i++)
+        outbox_add(&ob, pages->v[i]);
+    for (int h = 0; h < dsm.size; h++)
+        outbox_send(&ob, h);
+    return ob;
+}
+
+/* Waits until every home applied the diffs diffs_send() sent. */
+static void diffs_wait(outbox_t *ob)
+{
+    for (size_t i = 0; i < ob->nops; i++) {
+        hcrt__dsm_wait(ob->ops[i]);
+        free(ob->ops[i]->sbuf);
+        free(ob->ops[i]);
+    }
+    free(ob->ops);
+    free(ob->buf);
+    free(ob->len);
+}
+
 hcrt_status_t hcrt__dsm_flush(void)
 {
     pthread_mutex_lock(&dsm.flush_lock);
@@ -182,27 +212,12 @@ hcrt_status_t hcrt__dsm_flush(void)
         return HCRT_OK;
     }
     for_runs(&s, PROT_READ);
-    outbox_t ob = {0};
-    ob.buf = calloc((size_t)dsm.size, sizeof *ob.buf);
-    ob.len = calloc((size_t)dsm.size, sizeof *ob.len);
-    if (!ob.buf || !ob.len)
-        hcrt_fatal(HCRT_MOD_DSM, "out of memory during a DSM release");
-    for (size_t i = 0; i < s.n; i++)
-        outbox_add(&ob, s.v[i]);
-    for (int h = 0; h < dsm.size; h++)
-        outbox_send(&ob, h);
+    outbox_t ob = diffs_send(&s, "release");
     for_runs(&s, -1);
     for (size_t i = 0; i < s.n; i++)
         atomic_store(&dsm.pages[s.v[i]].state, PG_RO);
     hcrt__dsm_page_settled();
-    for (size_t i = 0; i < ob.nops; i++) {
-        hcrt__dsm_wait(ob.ops[i]);
-        free(ob.ops[i]->sbuf);
-        free(ob.ops[i]);
-    }
-    free(ob.ops);
-    free(ob.buf);
-    free(ob.len);
+    diffs_wait(&ob);
     free(s.v);
     pthread_mutex_unlock(&dsm.flush_lock);
     return HCRT_OK;
@@ -252,23 +267,8 @@ static vec_t collect_stale(vec_t *dirty, vec_t *busy)
  * every home applied them. */
 static void send_diffs(vec_t *dirty)
 {
-    outbox_t ob = {0};
-    ob.buf = calloc((size_t)dsm.size, sizeof *ob.buf);
-    ob.len = calloc((size_t)dsm.size, sizeof *ob.len);
-    if (!ob.buf || !ob.len)
-        hcrt_fatal(HCRT_MOD_DSM, "out of memory during a DSM acquire");
-    for (size_t i = 0; i < dirty->n; i++)
-        outbox_add(&ob, dirty->v[i]);
-    for (int h = 0; h < dsm.size; h++)
-        outbox_send(&ob, h);
-    for (size_t i = 0; i < ob.nops; i++) {
-        hcrt__dsm_wait(ob.ops[i]);
-        free(ob.ops[i]->sbuf);
-        free(ob.ops[i]);
-    }
-    free(ob.ops);
-    free(ob.buf);
-    free(ob.len);
+    outbox_t ob = diffs_send(dirty, "acquire");
+    diffs_wait(&ob);
 }
 
 /* Drops the BUSY pages `s`. Protecting them first makes a local thread
