@@ -232,16 +232,27 @@ static hcrt_status_t kernel_row(hcrt__heft_cost_t *cm, uint64_t kernel,
     return HCRT_OK;
 }
 
-hcrt_status_t hcrt__heft_cost_observe(hcrt__heft_cost_t *cm, uint64_t kernel,
-                                      int node, double seconds)
+/* The estimate cell of (kernel, node) for a time of `seconds`, creating
+ * the kernel's row if needed; INVALID for a bad node or time. */
+static hcrt_status_t estimate_cell(hcrt__heft_cost_t *cm, uint64_t kernel,
+                                   int node, double seconds, int64_t *cell)
 {
     int32_t k;
     if (node < 0 || node >= cm->nnodes || !(seconds >= 0.0) || isinf(seconds))
         return HCRT_ERR_INVALID;
     hcrt_status_t st = kernel_row(cm, kernel, &k);
+    if (st == HCRT_OK)
+        *cell = (int64_t)k * cm->nnodes + node;
+    return st;
+}
+
+hcrt_status_t hcrt__heft_cost_observe(hcrt__heft_cost_t *cm, uint64_t kernel,
+                                      int node, double seconds)
+{
+    int64_t i;
+    hcrt_status_t st = estimate_cell(cm, kernel, node, seconds, &i);
     if (st != HCRT_OK)
         return st;
-    int64_t i = (int64_t)k * cm->nnodes + node;
     if (cm->nsamp[i] == 0)
         cm->est[i] = seconds;
     else
@@ -253,13 +264,10 @@ hcrt_status_t hcrt__heft_cost_observe(hcrt__heft_cost_t *cm, uint64_t kernel,
 hcrt_status_t hcrt__heft_cost_set_exec(hcrt__heft_cost_t *cm, uint64_t kernel,
                                        int node, double seconds)
 {
-    int32_t k;
-    if (node < 0 || node >= cm->nnodes || !(seconds >= 0.0) || isinf(seconds))
-        return HCRT_ERR_INVALID;
-    hcrt_status_t st = kernel_row(cm, kernel, &k);
+    int64_t i;
+    hcrt_status_t st = estimate_cell(cm, kernel, node, seconds, &i);
     if (st != HCRT_OK)
         return st;
-    int64_t i = (int64_t)k * cm->nnodes + node;
     cm->est[i] = seconds;
     if (cm->nsamp[i] == 0)
         cm->nsamp[i] = 1;
