@@ -213,6 +213,7 @@ int main(int argc, char **argv)
         printf("dsm_barrier_us %.2f\n", db * 1e6);
         printf("mpi_barrier_us %.2f\n", mb * 1e6);
         printf("faults %llu\n", (unsigned long long)(c.read_faults));
+        printf("shm_pages %llu\n", (unsigned long long)(c.shm_pages));
     }
     MPI_Comm_free(&comm);
     hcrt__dsm_fini();

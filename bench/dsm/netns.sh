@@ -48,6 +48,7 @@ AG
   chmod +x "$agent"
   printf '%s.2 slots=1\n%s.3 slots=1\n' $net $net > "$hosts"
   LAYOUT="2 ranks in separate network namespaces (TCP over a bridge)" \
+  MODES=${MODES:-auto} \
   MPIRUN_ARGS="--hostfile $hosts --mca plm_rsh_agent $agent \
     --mca oob_tcp_if_include $net.0/24 --mca btl_tcp_if_include $net.0/24 \
     --mca btl self,tcp" "$here/run.sh"

@@ -168,7 +168,7 @@ void hcrt__dsm_atomic_serve(int src, dsm_msg_t *m)
     if (!r)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory serving an atomic");
     *r = (dsm_msg_t){M_ATOMIC_R, m->op, old, 1, 0, 0};
-    hcrt__dsm_defer(src, r, sizeof *r, NULL, 0, idx, tell);
+    hcrt__dsm_defer(src, r, sizeof *r, NULL, 0, 0, idx, tell);
 }
 
 static int has_release(int order)
@@ -201,6 +201,21 @@ uint64_t hcrt__dsm_atomic(void *p, int size, hcrt_dsm_atype_t type,
             hcrt__dsm_call(dsm.rank, M_WRITER, idx, 1, 0, tell);
         old = hcrt__dsm_atomic_apply(alias_of((uintptr_t)p, &idx), size,
                                      (int)type, (int)op, operand, expected);
+    } else if (hcrt__dsm_shm_peer(home)) {
+        /* Same-host home: the CPU's atomic on its master copy, the very
+         * memory the home's threads and service thread operate on. */
+        uint64_t tell =
+            op == HCRT_DSM_AOP_LOAD
+                ? 0
+                : hcrt__dsm_dir_add_writer_at(hcrt__dsm_shm_dir(home, idx),
+                                              home, DSM_ATOMIC_WRITER);
+        if (tell)
+            hcrt__dsm_call(home, M_WRITER, idx, 1, 1, tell);
+        char *master =
+            hcrt__dsm_shm_page(home, idx) + ((uintptr_t)p & (DSM_PAGE - 1));
+        old = hcrt__dsm_atomic_apply(master, size, (int)type, (int)op, operand,
+                                     expected);
+        dsm_count(atomics_remote, 1);
     } else {
         uint64_t d =
             (uint64_t)op | ((uint64_t)size << 8) | ((uint64_t)type << 16);

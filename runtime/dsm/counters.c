@@ -133,10 +133,10 @@ static void print_row(FILE *out, const char *who, const hcrt_dsm_counters_t *c)
     fprintf(out,
             "  %-12s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %10" PRIu64
             " %12" PRIu64 " %10" PRIu64 " %11" PRIu64 " %8" PRIu64 " %8" PRIu64
-            "\n",
+            " %8" PRIu64 "\n",
             who, c->read_faults, c->write_faults, c->home_faults,
             c->pages_fetched, c->bytes_fetched, c->diff_pages, c->diff_bytes,
-            c->invalidations, c->atomics_remote + c->locks);
+            c->invalidations, c->atomics_remote + c->locks, c->shm_pages);
 }
 
 static void print_section(FILE *out, void *arg)
@@ -144,9 +144,9 @@ static void print_section(FILE *out, void *arg)
     (void)arg;
     if (!dsm.ready)
         return;
-    fprintf(out, "  %-12s %9s %9s %9s %10s %12s %10s %11s %8s %8s\n", "rank",
-            "rd-fault", "wr-fault", "home-flt", "pg-fetch", "bytes-in",
-            "diff-pg", "diff-bytes", "inval", "sync-op");
+    fprintf(out, "  %-12s %9s %9s %9s %10s %12s %10s %11s %8s %8s %8s\n",
+            "rank", "rd-fault", "wr-fault", "home-flt", "pg-fetch", "bytes-in",
+            "diff-pg", "diff-bytes", "inval", "sync-op", "shm-pg");
     for (int r = 0; r < dsm.size; r++) {
         hcrt_dsm_counters_t c;
         char name[32];

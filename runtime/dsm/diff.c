@@ -123,9 +123,54 @@ static void outbox_send(outbox_t *ob, int home)
     ob->buf[home] = NULL;
 }
 
+/* Same-host home: applies the bytes of page `idx` that differ from its twin
+ * straight to the master copy, under the page's sequence lock (taken at
+ * the first difference, so an unchanged page costs no lock). Returns what
+ * the encoded diff would have weighed (the diff-bytes counter). */
+static size_t apply_direct(size_t idx, int home)
+{
+    const uint8_t *cur = (const uint8_t *)hcrt__dsm_page_alias(idx);
+    const uint8_t *twin = (const uint8_t *)dsm.twins + idx * DSM_PAGE;
+    char *dst = hcrt__dsm_shm_page(home, idx);
+    dsm_dir_t *d = hcrt__dsm_shm_dir(home, idx);
+    uint32_t seq = 0;
+    size_t weight = 0, i = 0;
+    while (i < DSM_PAGE) {
+        if ((i & 7) == 0 && !memcmp(cur + i, twin + i, 8)) {
+            i += 8;
+            continue;
+        }
+        if (cur[i] == twin[i]) {
+            i++;
+            continue;
+        }
+        size_t s = i;
+        while (i < DSM_PAGE && cur[i] != twin[i])
+            i++;
+        if (!weight) {
+            seq = hcrt__dsm_seq_lock(d);
+            weight = 8;
+        }
+        memcpy(dst + s, cur + s, i - s);
+        weight += 4 + (i - s);
+    }
+    if (weight)
+        hcrt__dsm_seq_unlock(d, seq);
+    return weight;
+}
+
 static void outbox_add(outbox_t *ob, size_t idx)
 {
     int home = hcrt__dsm_home_known(idx);
+    if (hcrt__dsm_shm_peer(home)) {
+        size_t k = apply_direct(idx, home);
+        if (k) {
+            dsm_count(diff_pages, 1);
+            dsm_count(diff_bytes, k);
+            dsm_count(shm_diffs, 1);
+        }
+        return;
+    }
     if (!ob->buf[home]) {
         ob->buf[home] = malloc(DIFF_MSG_MAX + 3 * DSM_PAGE);
         if (!ob->buf[home])
@@ -223,6 +268,29 @@ hcrt_status_t hcrt__dsm_flush(void)
     return HCRT_OK;
 }
 
+/* Is the cached copy `idx` exempt from self-invalidation (no other rank
+ * writes the page)? A home on this host keeps its directory in shared
+ * memory, so read it: another writer that registered there may have done
+ * so before the "no longer exempt" notice reaches this rank (the notice
+ * is sent by the home only when it handles the registration, or not at
+ * all by a writer that found the page already written elsewhere, e.g. the
+ * home's own threads), and that writer may have written and released
+ * already. The writer's registration precedes its writes, which precede
+ * the release this acquire pairs with, so the directory shows it. */
+static int still_exempt(size_t idx)
+{
+    if (!(atomic_load(&dsm.pages[idx].flags) & PF_EXEMPT))
+        return 0;
+    int home = hcrt__dsm_home_known(idx);
+    if (!hcrt__dsm_shm_peer(home))
+        return 1; /* the home's notices cover it */
+    uint64_t w = atomic_load(&hcrt__dsm_shm_dir(home, idx)->writers);
+    if (!(w & ~(1ULL << dsm.rank)))
+        return 1;
+    atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_EXEMPT);
+    return 0;
+}
+
 /* Acquire: takes every non-exempt cached copy (RO, or RW: dirtied by
  * another thread of this rank since the caller's flush) to PG_BUSY and out
  * of the cached list; RW ones also go to `dirty`. Copies another thread is
@@ -236,7 +304,7 @@ static vec_t collect_stale(vec_t *dirty, vec_t *busy)
     for (size_t i = 0; i < dsm.ncached; i++) {
         uint32_t idx = dsm.cached[i];
         dsm.cached[w++] = idx;
-        if (atomic_load(&dsm.pages[idx].flags) & PF_EXEMPT)
+        if ((atomic_load(&dsm.pages[idx].flags) & PF_LIVE) || still_exempt(idx))
             continue;
         uint8_t st = atomic_load(&dsm.pages[idx].state);
         if (st == PG_BUSY) {
@@ -298,7 +366,8 @@ static void drop_when_settled(uint32_t idx)
             hcrt__dsm_wait_page(idx);
             continue;
         }
-        if (st == PG_INV || (atomic_load(&dsm.pages[idx].flags) & PF_EXEMPT))
+        if (st == PG_INV || (atomic_load(&dsm.pages[idx].flags) & PF_LIVE) ||
+            still_exempt(idx))
             return;
         if (!atomic_compare_exchange_strong(&dsm.pages[idx].state, &st,
                                             PG_BUSY))
@@ -346,6 +415,8 @@ void hcrt__dsm_serve_diff(int src, dsm_msg_t *m, size_t len)
         p += 8;
         char *dst = hcrt__dsm_page_alias(idx);
         const uint8_t *q = p;
+        /* same-host peers may be copying this page directly (shm.c) */
+        uint32_t seq = hcrt__dsm_seq_lock(&dsm.dir[idx]);
         while (q < p + body) {
             uint16_t off, n;
             memcpy(&off, q, 2);
@@ -353,6 +424,7 @@ void hcrt__dsm_serve_diff(int src, dsm_msg_t *m, size_t len)
             memcpy(dst + off, q + 4, n);
             q += 4 + n;
         }
+        hcrt__dsm_seq_unlock(&dsm.dir[idx], seq);
         p += body;
         dsm_count(served_diffs, 1);
     }
@@ -362,19 +434,46 @@ void hcrt__dsm_serve_diff(int src, dsm_msg_t *m, size_t len)
 /* Out of memory mappings: drops every clean cached copy (always allowed:
  * the next access refetches from the home), which turns runs of isolated
  * protections back into a few large mappings. Service thread only. */
+/* Compaction's share of the live list: takes live RO pages to PG_BUSY and
+ * drops every entry that is not (or no longer) live. */
+static void collect_live(vec_t *s)
+{
+    pthread_mutex_lock(&dsm.cache_lock);
+    size_t w = 0;
+    for (size_t i = 0; i < dsm.nlive; i++) {
+        uint32_t idx = dsm.live[i];
+        uint8_t st = PG_RO;
+        if ((atomic_load(&dsm.pages[idx].flags) & PF_LIVE) &&
+            !atomic_compare_exchange_strong(&dsm.pages[idx].state, &st,
+                                            PG_BUSY)) {
+            dsm.live[w++] = idx; /* busy elsewhere: keep it */
+            continue;
+        }
+        if (atomic_load(&dsm.pages[idx].flags) & PF_LIVE)
+            vec_push(s, idx);
+        atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_INLIVE);
+    }
+    dsm.nlive = w;
+    pthread_mutex_unlock(&dsm.cache_lock);
+}
+
 void hcrt__dsm_compact(void)
 {
     vec_t s = collect(PG_RO, 0, 1);
+    collect_live(&s);
+    qsort(s.v, s.n, sizeof *s.v, cmp_u32);
     for (size_t i = 0; i < s.n;) {
         size_t j = i + 1;
-        while (j < s.n && s.v[j] == s.v[j - 1] + 1)
+        while (j < s.n && s.v[j] == s.v[j - 1] + 1 &&
+               hcrt__dsm_area_of_page(s.v[j]) == hcrt__dsm_area_of_page(s.v[i]))
             j++;
-        mprotect((void *)hcrt__dsm_page_addr(s.v[i]), (j - i) * DSM_PAGE,
-                 PROT_NONE); /* merging: cannot need a new mapping */
+        /* live views and own copies alike: the base mapping, PROT_NONE */
+        hcrt__dsm_reset_view(s.v[i], j - i);
         i = j;
     }
     for (size_t i = 0; i < s.n; i++) {
-        atomic_fetch_and(&dsm.pages[s.v[i]].flags, (uint8_t)~PF_TRIGGER);
+        atomic_fetch_and(&dsm.pages[s.v[i]].flags,
+                         (uint8_t)~(PF_TRIGGER | PF_LIVE));
         atomic_store(&dsm.pages[s.v[i]].state, PG_INV);
     }
     hcrt__dsm_page_settled();

@@ -119,6 +119,9 @@ typedef struct hcrt_dsm_counters {
     uint64_t invalidations;
     uint64_t locks, atomics_remote, barriers;
     uint64_t served_fetches, served_diffs; /* as a home */
+    /* same-host fast path: pages copied straight from a home's memory,
+     * diffs applied straight to it (included in the figures above) */
+    uint64_t shm_pages, shm_diffs;
 } hcrt_dsm_counters_t;
 
 void hcrt__dsm_counters(hcrt_dsm_counters_t *out);

@@ -5,7 +5,8 @@
  * twice: the application view at the fixed address, whose page protections
  * carry the protocol, and a private alias that is always read-write. Page
  * data is installed, served and diffed through the alias, so neither MPI nor
- * the service thread ever touches a protected page.
+ * the service thread ever touches a protected page. Ranks on one host also
+ * map each other's memfd and directory (shm.c): the same-host fast path.
  */
 #ifndef HCRT_DSM_INT_H
 #define HCRT_DSM_INT_H
@@ -32,10 +33,15 @@ enum {
 };
 /* Page flags. */
 enum {
-    PF_EXEMPT = 1, /* no other rank writes it: survives self-invalidation */
-    PF_WREG = 2,   /* this rank is registered as a writer at the home */
-    PF_CACHED = 4, /* in the cached list */
-    PF_TRIGGER = 8 /* valid but PROT_NONE: first touch starts read-ahead */
+    PF_EXEMPT = 1,  /* no other rank writes it: survives self-invalidation */
+    PF_WREG = 2,    /* this rank is registered as a writer at the home */
+    PF_CACHED = 4,  /* in the cached list */
+    PF_TRIGGER = 8, /* valid but PROT_NONE: first touch starts read-ahead */
+    PF_LIVE = 16,   /* the application view maps the same-host home's master
+                       page itself (shm.c): never stale, never invalidated */
+    PF_INLIVE = 32, /* in the live list */
+    PF_FLIP = 64    /* the application view maps the other memfd than the
+                       page's base mapping (shm.c, hcrt__dsm_maps_home) */
 };
 
 typedef struct dsm_page {
@@ -44,10 +50,15 @@ typedef struct dsm_page {
     _Atomic int16_t home; /* rank + 1; 0 until known (see home.c) */
 } dsm_page_t;
 
-/* Home-side directory entry: who fetched and who writes the page. */
+/* Home-side directory entry: who fetched and who writes the page. It lives
+ * in a memfd that same-host peers map (shm.c), so they register directly;
+ * `seq` is the page's sequence lock: odd while a diff is being applied to
+ * the master copy, so a direct fetch never copies a half-applied diff. */
 typedef struct dsm_dir {
     _Atomic uint64_t readers;
     _Atomic uint64_t writers;
+    _Atomic uint32_t seq;
+    uint32_t pad_[3];
 } dsm_dir_t;
 
 typedef struct dsm_area {
@@ -58,6 +69,7 @@ typedef struct dsm_area {
 } dsm_area_t;
 
 enum { HOME_ALLOC = 0, HOME_BLOCK, HOME_CYCLIC, HOME_FIRST_TOUCH };
+enum { SHM_AUTO = 0, SHM_OFF, SHM_ON }; /* order of the setting's choices */
 
 typedef struct dsm_counters_atomic {
     _Atomic uint64_t v[sizeof(hcrt_dsm_counters_t) / sizeof(uint64_t)];
@@ -72,7 +84,8 @@ struct dsm_state {
     int ready;
     int rank, size;
     MPI_Comm svc_comm, coll_comm;
-    int memfd;
+    int memfd, dirfd;
+    size_t memfd_len, dir_len;
     dsm_area_t areas[DSM_MAX_AREAS];
     int nareas;        /* areas[0] is the fixed range */
     size_t npages;     /* pages over all areas */
@@ -81,6 +94,9 @@ struct dsm_state {
     char *twins;       /* twin of page i at twins + i*PAGE */
     uint32_t *cached;  /* indices of pages cached from other homes */
     size_t ncached;
+    uint32_t *live; /* pages mapped live (PF_LIVE), for compaction only:
+                       acquires never need to look at them */
+    size_t nlive;
     pthread_mutex_t cache_lock;
     pthread_mutex_t flush_lock;
     _Atomic uint32_t gen;     /* bumped (and futex-woken) when a page settles */
@@ -90,6 +106,14 @@ struct dsm_state {
     size_t block_pages, prefetch_max, slice_pages;
     int classify;
     uint64_t spin_ns; /* service thread polls this long after work */
+    int shm_mode;     /* HCRT_DSM_SHM: SHM_AUTO, SHM_OFF or SHM_ON */
+    /* Same-host fast path (shm.c): per rank, its memfd and directory
+     * mapped here (NULL: reach it by messages). shm_peers counts them. */
+    char **peer_mem;
+    dsm_dir_t **peer_dir;
+    int *peer_fd;  /* the peer's memfd, opened here: live mappings */
+    int premapped; /* heap slices of same-host peers map their memfd */
+    int shm_peers;
     dsm_counters_atomic_t ctr;
 };
 extern struct dsm_state dsm;
@@ -114,6 +138,10 @@ void hcrt__dsm_home_set(size_t idx, int rank);
 /* Directory work at the home (service thread or home's own threads). */
 int hcrt__dsm_dir_add_reader(size_t idx, int rank);
 uint64_t hcrt__dsm_dir_add_writer(size_t idx, int who);
+/* The same on directory entry `d` of a page homed at `home` (which may be
+ * another same-host rank's directory, mapped here). */
+int hcrt__dsm_dir_add_reader_at(dsm_dir_t *d, int rank);
+uint64_t hcrt__dsm_dir_add_writer_at(dsm_dir_t *d, int home, int who);
 
 /* ---- service.c ---- */
 /* One request in flight, owned by the thread waiting for it. */
@@ -176,11 +204,13 @@ uint64_t hcrt__dsm_call(int dest, uint32_t type, uint64_t a, uint64_t b,
 void hcrt__dsm_send(int dest, const void *buf, size_t len);
 void hcrt__dsm_reply(int dest, const dsm_msg_t *req, uint32_t type, uint64_t a,
                      const void *payload, size_t plen);
-/* Sends `msg` (malloc'd, taken over; then `data` on DSM_TAG_DATA if dlen)
- * to `dest` once every rank in notify_mask acknowledged that pages [idx,
- * idx + msg->b) are no longer exempt; at once if the mask is empty. */
+/* Sends `msg` (malloc'd, taken over; then `data` on DSM_TAG_DATA if dlen,
+ * freed once sent if own_data) to `dest` once every rank in notify_mask
+ * acknowledged that pages [idx, idx + msg->b) are no longer exempt; at
+ * once if the mask is empty. */
 void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
-                     size_t dlen, size_t idx, uint64_t notify_mask);
+                     size_t dlen, int own_data, size_t idx,
+                     uint64_t notify_mask);
 #define DSM_TAG_DATA 1     /* page data following a FETCH_R header */
 #define DSM_INLINE_PAGES 4 /* runs up to this many pages ride in the reply */
 void hcrt__dsm_futex_wait(_Atomic uint32_t *w, uint32_t val);
@@ -201,6 +231,10 @@ hcrt_status_t hcrt__dsm_cluster_barrier(void);
 void hcrt__dsm_invalidate(void);
 void hcrt__dsm_compact(void);
 int hcrt__dsm_mprotect(uintptr_t addr, size_t len, int prot);
+/* vm.max_map_count reached: compact (in the service thread); and the
+ * message + abort when even that did not help. */
+void hcrt__dsm_out_of_mappings(void);
+_Noreturn void hcrt__dsm_mappings_fatal(void);
 void hcrt__dsm_page_settled(void);
 /* Waits until page `idx` is no longer PG_BUSY (async-signal-safe). */
 void hcrt__dsm_wait_page(size_t idx);
@@ -218,6 +252,44 @@ uint64_t hcrt__dsm_atomic_apply(void *p, int size, int type, int op, uint64_t v,
 void hcrt__dsm_stats_serve(int src, dsm_msg_t *m);
 void hcrt__dsm_counters_init(void);
 uint64_t hcrt__dsm_now_ns(void);
+
+/* ---- shm.c: same-host fast path ---- */
+/* Collective over coll_comm: maps the memfd and directory of every rank
+ * on this host (HCRT_DSM_SHM). */
+hcrt_status_t hcrt__dsm_shm_init(void);
+void hcrt__dsm_shm_fini(void);
+/* Is `home`'s storage mapped here (serve it without messages)? */
+static inline int hcrt__dsm_shm_peer(int home)
+{
+    return dsm.peer_mem && dsm.peer_mem[home] != NULL;
+}
+/* Master copy of page `idx` at same-host `home`, and its directory entry. */
+static inline char *hcrt__dsm_shm_page(int home, size_t idx)
+{
+    return dsm.peer_mem[home] + idx * DSM_PAGE;
+}
+static inline dsm_dir_t *hcrt__dsm_shm_dir(int home, size_t idx)
+{
+    return dsm.peer_dir[home] + idx;
+}
+/* Does the application view at page idx map its home's memfd (a live
+ * view of the master) rather than this rank's own? */
+int hcrt__dsm_maps_home(size_t idx);
+/* Makes pages [idx, idx+n) of the application view map the memfd of
+ * `home` (a same-host peer: a live view of its master copies) or of this
+ * rank (home = dsm.rank: own copies), with `prot`: an mprotect when they
+ * already do, else an mmap. Compacts and retries when out of mappings, as
+ * hcrt__dsm_mprotect does. */
+void hcrt__dsm_set_view(size_t idx, size_t n, int home, int prot);
+/* Compaction: back to the base mapping, PROT_NONE (merges mappings). */
+void hcrt__dsm_reset_view(size_t idx, size_t n);
+/* Page sequence lock (dir.seq): writers of the master copy (diffs) hold
+ * it; readers copying a page retry if it moved. Async-signal-safe. */
+uint32_t hcrt__dsm_seq_lock(dsm_dir_t *d);
+void hcrt__dsm_seq_unlock(dsm_dir_t *d, uint32_t s);
+/* Copies `n` master pages from `src` (directory entries `d`) to `dst`,
+ * each page never torn by a concurrent diff. */
+void hcrt__dsm_seq_copy(char *dst, const char *src, dsm_dir_t *d, size_t n);
 
 /* ---- fault.c ---- */
 hcrt_status_t hcrt__dsm_fault_install(void);

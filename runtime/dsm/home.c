@@ -95,31 +95,42 @@ static uint64_t bit(int r)
  * self-invalidation (nobody else writes the page). The seq_cst order
  * pairs with add_writer: either the writer sees this reader and notifies
  * it, or this reader sees the writer and is not exempt. */
-int hcrt__dsm_dir_add_reader(size_t idx, int rank)
+int hcrt__dsm_dir_add_reader_at(dsm_dir_t *d, int rank)
 {
     if (!dsm.classify)
         return 0;
-    atomic_fetch_or(&dsm.dir[idx].readers, bit(rank));
-    uint64_t w = atomic_load(&dsm.dir[idx].writers);
+    atomic_fetch_or(&d->readers, bit(rank));
+    uint64_t w = atomic_load(&d->writers);
     return (w & ~bit(rank)) == 0;
 }
 
-/* Records `who` (a rank or DSM_ATOMIC_WRITER) as writing the page; returns
- * the ranks whose exempt copies just became stale-able and must be told. */
-uint64_t hcrt__dsm_dir_add_writer(size_t idx, int who)
+int hcrt__dsm_dir_add_reader(size_t idx, int rank)
+{
+    return hcrt__dsm_dir_add_reader_at(&dsm.dir[idx], rank);
+}
+
+/* Records `who` (a rank or DSM_ATOMIC_WRITER) as writing a page homed at
+ * `home`; returns the ranks whose exempt copies just became stale-able and
+ * must be told (never the home: its copy is the master). */
+uint64_t hcrt__dsm_dir_add_writer_at(dsm_dir_t *d, int home, int who)
 {
     if (!dsm.classify)
         return 0;
-    uint64_t old = atomic_fetch_or(&dsm.dir[idx].writers, bit(who));
+    uint64_t old = atomic_fetch_or(&d->writers, bit(who));
     if (old & bit(who))
         return 0;
-    uint64_t readers = atomic_load(&dsm.dir[idx].readers);
+    uint64_t readers = atomic_load(&d->readers);
     uint64_t tell = 0;
     for (int x = 0; x < dsm.size; x++) {
-        if (x == who || x == dsm.rank || !(readers & bit(x)))
+        if (x == who || x == home || !(readers & bit(x)))
             continue;
         if ((old & ~bit(x)) == 0) /* x was exempt until now */
             tell |= bit(x);
     }
     return tell;
+}
+
+uint64_t hcrt__dsm_dir_add_writer(size_t idx, int who)
+{
+    return hcrt__dsm_dir_add_writer_at(&dsm.dir[idx], dsm.rank, who);
 }

@@ -29,6 +29,7 @@ static hcrt_status_t read_settings(uintptr_t *base, size_t *size)
     dsm.prefetch_max = (size_t)hcrt__config_int("HCRT_DSM_PREFETCH");
     dsm.classify = hcrt__config_bool("HCRT_DSM_CLASSIFY");
     dsm.spin_ns = (uint64_t)hcrt__config_int("HCRT_DSM_SPIN_US") * 1000;
+    dsm.shm_mode = hcrt__config_enum("HCRT_DSM_SHM");
     return HCRT_OK;
 }
 
@@ -107,8 +108,10 @@ static void undo(void)
 {
     if (stage >= 4)
         hcrt__dsm_service_stop();
-    if (stage >= 3)
+    if (stage >= 3) {
+        hcrt__dsm_shm_fini();
         hcrt__dsm_alloc_fini();
+    }
     if (stage >= 2)
         hcrt__dsm_range_fini();
     if (stage >= 1) {
@@ -149,6 +152,8 @@ hcrt_status_t hcrt__dsm_init(MPI_Comm comm)
     if (st == HCRT_OK)
         st = agree(comm, check_same_layout());
     if (st == HCRT_OK)
+        st = agree(comm, hcrt__dsm_shm_init());
+    if (st == HCRT_OK)
         st = agree(comm, start());
     if (st != HCRT_OK) {
         undo();
@@ -157,9 +162,9 @@ hcrt_status_t hcrt__dsm_init(MPI_Comm comm)
     dsm.ready = 1;
     hcrt_debug(HCRT_MOD_DSM,
                "DSM range %#lx+%zu MiB, %d ranks, home policy "
-               "%d",
+               "%d, %d same-host peers mapped",
                (unsigned long)dsm.areas[0].base, (size_t)dsm.areas[0].len >> 20,
-               dsm.size, dsm.home_policy);
+               dsm.size, dsm.home_policy, dsm.shm_peers);
     return HCRT_OK;
 }
 
@@ -177,6 +182,7 @@ void hcrt__dsm_fini(void)
     hcrt__dsm_service_stop();
     hcrt__dsm_fault_uninstall();
     dsm.ready = 0;
+    hcrt__dsm_shm_fini();
     hcrt__dsm_alloc_fini();
     hcrt__dsm_range_fini();
     MPI_Comm_free(&dsm.svc_comm);

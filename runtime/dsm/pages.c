@@ -23,19 +23,29 @@ static _Atomic uint32_t waiters;
 static _Atomic size_t seq_next;   /* page after the last fetched run */
 static _Atomic size_t seq_window; /* current prefetch window */
 
+void hcrt__dsm_out_of_mappings(void)
+{
+    if (hcrt__dsm_in_service_thread())
+        hcrt__dsm_compact();
+    else
+        hcrt__dsm_call(dsm.rank, M_COMPACT, 0, 0, 0, 0);
+}
+
 int hcrt__dsm_mprotect(uintptr_t addr, size_t len, int prot)
 {
     if (mprotect((void *)addr, len, prot) == 0)
         return 0;
     if (errno == ENOMEM) { /* vm.max_map_count: compact, then retry */
-        if (hcrt__dsm_in_service_thread())
-            hcrt__dsm_compact();
-        else
-            hcrt__dsm_call(dsm.rank, M_COMPACT, 0, 0, 0, 0);
+        hcrt__dsm_out_of_mappings();
         if (mprotect((void *)addr, len, prot) == 0)
             return 0;
     }
-    hcrt__log_raw("dsm: mprotect failed: the process ran out of memory "
+    hcrt__dsm_mappings_fatal();
+}
+
+void hcrt__dsm_mappings_fatal(void)
+{
+    hcrt__log_raw("dsm: mprotect/mmap failed: the process ran out of memory "
                   "mappings (vm.max_map_count) even after dropping cached "
                   "pages. Raise it (sysctl -w vm.max_map_count=1048576) or "
                   "use a larger HCRT_DSM_BLOCK so pages of one kind are "
@@ -109,6 +119,17 @@ static void cache_add(size_t first, size_t n)
     pthread_mutex_unlock(&dsm.cache_lock);
 }
 
+static void live_add(size_t first, size_t n)
+{
+    pthread_mutex_lock(&dsm.cache_lock);
+    for (size_t i = 0; i < n; i++) {
+        uint8_t f = atomic_fetch_or(&dsm.pages[first + i].flags, PF_INLIVE);
+        if (!(f & PF_INLIVE))
+            dsm.live[dsm.nlive++] = (uint32_t)(first + i);
+    }
+    pthread_mutex_unlock(&dsm.cache_lock);
+}
+
 /* ---- home pages: no message unless exempt copies elsewhere must be told */
 
 static int home_fault(size_t idx, int is_write)
@@ -168,26 +189,24 @@ void hcrt__dsm_pages_init(void)
     atomic_store(&seq_window, 1);
 }
 
-/* Service thread: installs a fetched run through the alias view. */
-static void install_fetch(dsm_op_t *op, void *msg, size_t len)
+/* A direct fetch registered in the home's directory itself, so a "no
+ * longer exempt" notice may have been handled before the flags below were
+ * set: look at the writers again now (pairs with add_writer's order). */
+static void recheck_exempt(const fetch_ctx_t *c, int home)
 {
-    fetch_ctx_t *c = op->arg;
-    dsm_msg_t *m = msg;
-    size_t flen = (c->n + 63) & ~63UL;
-    const uint8_t *exempt = (const uint8_t *)(m + 1);
-    char *alias = hcrt__dsm_page_alias(c->idx);
-    if (c->n <= DSM_INLINE_PAGES) {
-        hcrt_assert(len == sizeof *m + flen + c->n * DSM_PAGE);
-        memcpy(alias, (const char *)(m + 1) + flen, c->n * DSM_PAGE);
-    } else {
-        /* The data follows from the same home on its own tag: straight
-         * into the alias view (nobody touches these BUSY pages). */
-        hcrt_assert(len == sizeof *m + flen);
-        /* one call allocates the pages instead of n faults */
-        madvise(alias, c->n * DSM_PAGE, MADV_POPULATE_WRITE);
-        MPI_Recv(alias, (int)(c->n * DSM_PAGE), MPI_BYTE, op->dest,
-                 DSM_TAG_DATA, dsm.svc_comm, MPI_STATUS_IGNORE);
+    for (size_t i = 0; i < c->n; i++) {
+        if (!(atomic_load(&dsm.pages[c->idx + i].flags) & PF_EXEMPT))
+            continue;
+        uint64_t w = atomic_load(&hcrt__dsm_shm_dir(home, c->idx + i)->writers);
+        if (w & ~(1ULL << dsm.rank))
+            atomic_fetch_and(&dsm.pages[c->idx + i].flags, (uint8_t)~PF_EXEMPT);
     }
+}
+
+/* Installs a fetched run whose bytes are in the alias view: flags, cached
+ * list, protections. `home` >= 0 marks a direct (same-host) fetch. */
+static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
+{
     for (size_t i = 0; i < c->n; i++) {
         size_t p = c->idx + i;
         uint8_t f = exempt[i] ? PF_EXEMPT : 0;
@@ -199,6 +218,12 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
                          (uint8_t)~(PF_EXEMPT | PF_TRIGGER));
         atomic_fetch_or(&dsm.pages[p].flags, f);
     }
+    if (home >= 0)
+        recheck_exempt(c, home);
+    /* In the cached list before the generation check: an acquire that
+     * bumps the generation after the check then finds these pages (BUSY)
+     * in its scan and drops them once settled. */
+    cache_add(c->idx, c->n);
     if (atomic_load(&dsm.acq_gen) != c->gen) {
         /* A thread of this rank acquired while the request was out: the
          * home may have served it before the release that acquire pairs
@@ -206,7 +231,6 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
         set_state(c->idx, c->n, PG_INV);
         return;
     }
-    cache_add(c->idx, c->n);
     uintptr_t addr = hcrt__dsm_page_addr(c->idx);
     size_t ro_first = 0;
     if (c->trigger) {
@@ -230,6 +254,89 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
     dsm_count(pages_fetched, c->n);
     dsm_count(bytes_fetched, c->n * DSM_PAGE);
     hcrt__dsm_page_settled();
+}
+
+/* Service thread: installs a fetched run through the alias view. */
+static void install_fetch(dsm_op_t *op, void *msg, size_t len)
+{
+    fetch_ctx_t *c = op->arg;
+    dsm_msg_t *m = msg;
+    size_t flen = (c->n + 63) & ~63UL;
+    const uint8_t *exempt = (const uint8_t *)(m + 1);
+    char *alias = hcrt__dsm_page_alias(c->idx);
+    if (c->n <= DSM_INLINE_PAGES) {
+        hcrt_assert(len == sizeof *m + flen + c->n * DSM_PAGE);
+        memcpy(alias, (const char *)(m + 1) + flen, c->n * DSM_PAGE);
+    } else {
+        /* The data follows from the same home on its own tag: straight
+         * into the alias view (nobody touches these BUSY pages). */
+        hcrt_assert(len == sizeof *m + flen);
+        /* one call allocates the pages instead of n faults */
+        madvise(alias, c->n * DSM_PAGE, MADV_POPULATE_WRITE);
+        MPI_Recv(alias, (int)(c->n * DSM_PAGE), MPI_BYTE, op->dest,
+                 DSM_TAG_DATA, dsm.svc_comm, MPI_STATUS_IGNORE);
+    }
+    install_run(c, exempt, -1);
+}
+
+/* Pages of [idx, idx+n) (BUSY, invalid) whose application view maps a
+ * home's master (live, or a pre-mapped slice) go back to this rank's own
+ * memfd, to hold a private copy. */
+static void unlive(size_t idx, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (hcrt__dsm_maps_home(idx + i)) {
+            hcrt__dsm_set_view(idx, n, dsm.rank, PROT_NONE);
+            break;
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        atomic_fetch_and(&dsm.pages[idx + i].flags, (uint8_t)~PF_LIVE);
+}
+
+/* Read miss on a same-host home (shm.c): the application view maps the
+ * home's master pages themselves, read-only. Nothing is copied, and the
+ * pages can never be stale, so acquires leave them alone (PF_LIVE). */
+static void map_live(const fetch_ctx_t *c, int home)
+{
+    hcrt__dsm_set_view(c->idx, c->n, home, PROT_READ);
+    for (size_t i = 0; i < c->n; i++) {
+        atomic_fetch_and(&dsm.pages[c->idx + i].flags,
+                         (uint8_t)~(PF_EXEMPT | PF_TRIGGER));
+        atomic_fetch_or(&dsm.pages[c->idx + i].flags, PF_LIVE);
+    }
+    live_add(c->idx, c->n); /* so that compaction finds them */
+    dsm_count(pages_fetched, c->n);
+    dsm_count(bytes_fetched, c->n * DSM_PAGE); /* readable now, not copied */
+    dsm_count(shm_pages, c->n);
+    set_state(c->idx, c->n, PG_RO);
+}
+
+/* Write miss on a same-host home (shm.c): the faulting thread registers in the
+ * home's directory and copies the master pages itself - no message, unless new
+ * writer registration must first tell ranks holding exempt copies. */
+static void fetch_direct(fetch_ctx_t *c, int home)
+{
+    uint8_t exempt[1024]; /* n <= HCRT_DSM_PREFETCH <= 1024 */
+    dsm_dir_t *d = hcrt__dsm_shm_dir(home, c->idx);
+    uint64_t tell = 0;
+    for (size_t i = 0; i < c->n; i++) {
+        if (c->registered)
+            tell |= hcrt__dsm_dir_add_writer_at(&d[i], home, dsm.rank);
+        exempt[i] = (uint8_t)hcrt__dsm_dir_add_reader_at(&d[i], dsm.rank);
+    }
+    if (tell) /* the home sends the notices and answers once acknowledged */
+        hcrt__dsm_call(home, M_WRITER, c->idx, c->n, 1, tell);
+    unlive(c->idx, c->n);
+    char *src = hcrt__dsm_shm_page(home, c->idx);
+    char *dst = hcrt__dsm_page_alias(c->idx);
+    if (c->n > 1) { /* one call each instead of a fault per page */
+        madvise(src, c->n * DSM_PAGE, MADV_POPULATE_READ);
+        madvise(dst, c->n * DSM_PAGE, MADV_POPULATE_WRITE);
+    }
+    hcrt__dsm_seq_copy(dst, src, d, c->n);
+    dsm_count(shm_pages, c->n);
+    install_run(c, exempt, home);
 }
 
 /* Streaming: fetches the next run without waiting for it. */
@@ -269,6 +376,13 @@ static void fetch_remote(size_t idx, int home, int is_write)
     atomic_store(&seq_next, idx + n);
     int reg = is_write && !(atomic_load(&dsm.pages[idx].flags) & PF_WREG);
     fetch_ctx_t ctx = {idx, n, is_write, reg, 0, atomic_load(&dsm.acq_gen)};
+    if (hcrt__dsm_shm_peer(home)) {
+        if (is_write)
+            fetch_direct(&ctx, home);
+        else
+            map_live(&ctx, home);
+        return;
+    }
     dsm_msg_t m = {M_FETCH, 0, idx, n, (uint64_t)reg, 0};
     dsm_op_t op = {0};
     op.dest = home;
@@ -296,9 +410,41 @@ static int trigger(size_t idx, int home)
     return 0;
 }
 
+/* Registers this rank as writer of [idx, idx+n) at `home`: directly in a
+ * same-host home's directory (a message only when exempt copies elsewhere
+ * must be told first), else by asking the home. */
+static void register_writer(size_t idx, size_t n, int home)
+{
+    if (!hcrt__dsm_shm_peer(home)) {
+        hcrt__dsm_call(home, M_WRITER, idx, n, 0, 0);
+        return;
+    }
+    uint64_t tell = 0;
+    for (size_t i = 0; i < n; i++)
+        tell |= hcrt__dsm_dir_add_writer_at(hcrt__dsm_shm_dir(home, idx + i),
+                                            home, dsm.rank);
+    if (tell)
+        hcrt__dsm_call(home, M_WRITER, idx, n, 1, tell);
+}
+
 /* Write miss on a valid copy: register as writer (once), twin, unprotect. */
 static void upgrade_write(size_t idx, int home)
 {
+    if (atomic_load(&dsm.pages[idx].flags) & PF_LIVE) {
+        /* A live view of the master: take a private copy to write on. It
+         * joins the cached list (not live any more) *before* the copy, as
+         * a fetch does: an acquire by another thread of this rank that
+         * runs while the copy is taken then finds the page BUSY and drops
+         * it once settled; otherwise the copy (and its twin) could miss
+         * releases that acquire pairs with: the acquirer would read (and
+         * build its writes on) stale data - lost updates. */
+        atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_LIVE);
+        cache_add(idx, 1);
+        hcrt__dsm_seq_copy(hcrt__dsm_page_alias(idx),
+                           hcrt__dsm_shm_page(home, idx),
+                           hcrt__dsm_shm_dir(home, idx), 1);
+        hcrt__dsm_set_view(idx, 1, dsm.rank, PROT_READ);
+    }
     if (!(atomic_load(&dsm.pages[idx].flags) & PF_WREG)) {
         size_t n = 1;
         dsm_area_t *a = hcrt__dsm_area_of_page(idx);
@@ -308,7 +454,7 @@ static void upgrade_write(size_t idx, int home)
                (atomic_load(&dsm.pages[idx + n].flags) &
                 (PF_CACHED | PF_WREG)) == PF_CACHED)
             n++;
-        hcrt__dsm_call(home, M_WRITER, idx, n, 0, 0);
+        register_writer(idx, n, home);
         for (size_t i = 0; i < n; i++)
             atomic_fetch_or(&dsm.pages[idx + i].flags, PF_WREG);
     }
@@ -379,7 +525,9 @@ void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
 {
     size_t idx = m->a, n = m->b, flen = (n + 63) & ~63UL;
     /* Small runs travel inside the reply (one message); large ones follow
-     * it straight from the alias view (no copy). */
+     * it straight from the alias view (no copy) - unless same-host peers
+     * may apply diffs here concurrently: then they are copied first under
+     * the pages' sequence locks, so the reply holds no half-applied diff. */
     int inline_data = n <= DSM_INLINE_PAGES;
     size_t len = sizeof *m + flen + (inline_data ? n * DSM_PAGE : 0);
     dsm_msg_t *r = malloc(len);
@@ -398,24 +546,32 @@ void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
     /* the run lies in one area, so its alias pages are contiguous */
     char *alias = hcrt__dsm_page_alias(idx);
     if (inline_data) {
-        memcpy((char *)(r + 1) + flen, alias, n * DSM_PAGE);
-        hcrt__dsm_defer(src, r, len, NULL, 0, idx, tell);
+        hcrt__dsm_seq_copy((char *)(r + 1) + flen, alias, &dsm.dir[idx], n);
+        hcrt__dsm_defer(src, r, len, NULL, 0, 0, idx, tell);
+    } else if (dsm.shm_peers) {
+        char *copy = malloc(n * DSM_PAGE);
+        if (!copy)
+            hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a page fetch");
+        hcrt__dsm_seq_copy(copy, alias, &dsm.dir[idx], n);
+        hcrt__dsm_defer(src, r, len, copy, n * DSM_PAGE, 1, idx, tell);
     } else {
-        hcrt__dsm_defer(src, r, len, alias, n * DSM_PAGE, idx, tell);
+        hcrt__dsm_defer(src, r, len, alias, n * DSM_PAGE, 0, idx, tell);
     }
 }
 
 void hcrt__dsm_serve_writer(int src, dsm_msg_t *m)
 {
-    uint64_t tell = m->d; /* the home's own threads pass their mask */
-    if (src != dsm.rank || !tell)
+    /* The home's own threads pass their mask in d; a same-host peer that
+     * registered directly (c = 1) passes the ranks it must have told. */
+    uint64_t tell = m->d;
+    if (!m->c && (src != dsm.rank || !tell))
         for (size_t i = 0; i < m->b; i++)
             tell |= hcrt__dsm_dir_add_writer(m->a + i, src);
     dsm_msg_t *r = malloc(sizeof *r);
     if (!r)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a writer notice");
     *r = (dsm_msg_t){M_WRITER_R, m->op, 0, m->b, 0, 0};
-    hcrt__dsm_defer(src, r, sizeof *r, NULL, 0, m->a, tell);
+    hcrt__dsm_defer(src, r, sizeof *r, NULL, 0, 0, m->a, tell);
 }
 
 void hcrt__dsm_serve_notify(int src, dsm_msg_t *m)

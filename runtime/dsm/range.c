@@ -132,14 +132,27 @@ static hcrt_status_t map_alias(dsm_area_t *a, off_t off)
     return HCRT_OK;
 }
 
+/* The directory is shared memory too: same-host peers map it (shm.c). */
+static dsm_dir_t *map_dir(size_t n)
+{
+    dsm.dir_len = n * sizeof(dsm_dir_t);
+    dsm.dirfd = memfd_create("hcrt-dsm-dir", MFD_CLOEXEC);
+    if (dsm.dirfd < 0 || ftruncate(dsm.dirfd, (off_t)dsm.dir_len) != 0)
+        return NULL;
+    void *p = mmap(NULL, dsm.dir_len, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_NORESERVE, dsm.dirfd, 0);
+    return p == MAP_FAILED ? NULL : p;
+}
+
 static hcrt_status_t alloc_arrays(void)
 {
     size_t n = dsm.npages;
     dsm.pages = map_array(n * sizeof(dsm_page_t));
-    dsm.dir = map_array(n * sizeof(dsm_dir_t));
+    dsm.dir = map_dir(n);
     dsm.twins = map_array(n * DSM_PAGE);
     dsm.cached = map_array(n * sizeof(uint32_t));
-    if (!dsm.pages || !dsm.dir || !dsm.twins || !dsm.cached) {
+    dsm.live = map_array(n * sizeof(uint32_t));
+    if (!dsm.pages || !dsm.dir || !dsm.twins || !dsm.cached || !dsm.live) {
         hcrt_error(HCRT_MOD_DSM,
                    "cannot reserve DSM page tables for %zu "
                    "pages: %s",
@@ -167,7 +180,10 @@ static void seed_area_pages(dsm_area_t *a)
         if (dsm.rank == 0) {
             atomic_store(&dsm.dir[idx].readers, all);
         } else {
-            atomic_store(&dsm.pages[idx].flags, PF_EXEMPT | PF_CACHED);
+            /* exempt only while notices are sent (classification on:
+             * without it, and beyond 62 ranks, nobody is told) */
+            atomic_store(&dsm.pages[idx].flags,
+                         (uint8_t)((dsm.classify ? PF_EXEMPT : 0) | PF_CACHED));
             dsm.cached[dsm.ncached++] = (uint32_t)idx;
         }
     }
@@ -180,6 +196,8 @@ hcrt_status_t hcrt__dsm_range_init(uintptr_t base, size_t size)
     for (int i = 0; i < npending; i++)
         total += pending_areas[i].end - pending_areas[i].begin;
     dsm.nareas = 0;
+    dsm.dirfd = -1;
+    dsm.memfd_len = total;
     dsm.memfd = memfd_create("hcrt-dsm", MFD_CLOEXEC);
     if (dsm.memfd < 0 || ftruncate(dsm.memfd, (off_t)total) != 0) {
         hcrt_error(HCRT_MOD_DSM,
@@ -234,11 +252,18 @@ void hcrt__dsm_range_fini(void)
     if (dsm.pages)
         munmap(dsm.pages, n * sizeof(dsm_page_t));
     if (dsm.dir)
-        munmap(dsm.dir, n * sizeof(dsm_dir_t));
+        munmap(dsm.dir, dsm.dir_len);
+    if (dsm.dirfd >= 0)
+        close(dsm.dirfd);
+    dsm.dirfd = -1;
     if (dsm.twins)
         munmap(dsm.twins, n * DSM_PAGE);
     if (dsm.cached)
         munmap(dsm.cached, n * sizeof(uint32_t));
+    if (dsm.live)
+        munmap(dsm.live, n * sizeof(uint32_t));
+    dsm.live = NULL;
+    dsm.nlive = 0;
     if (dsm.memfd >= 0)
         close(dsm.memfd);
     dsm.pages = NULL;

@@ -40,6 +40,7 @@ typedef struct deferred {
     size_t len;
     const void *data; /* page data sent right after msg (tag DSM_TAG_DATA) */
     size_t dlen;
+    int own_data; /* data is a malloc'd copy: free it once sent */
 } deferred_t;
 
 static struct {
@@ -147,11 +148,12 @@ static void isend(int dest, void *buf, size_t len, void *to_free, dsm_op_t *op)
 
 /* Header, then the page data straight from the alias view: no copy. */
 static void send_with_data(int dest, void *msg, size_t len, const void *data,
-                           size_t dlen)
+                           size_t dlen, int own_data)
 {
     isend(dest, msg, len, msg, NULL);
     if (dlen)
-        isend_tag(dest, data, dlen, DSM_TAG_DATA, NULL, NULL);
+        isend_tag(dest, data, dlen, DSM_TAG_DATA,
+                  own_data ? (void *)data : NULL, NULL);
 }
 
 void hcrt__dsm_send(int dest, const void *buf, size_t len)
@@ -179,11 +181,12 @@ void hcrt__dsm_reply(int dest, const dsm_msg_t *req, uint32_t type, uint64_t a,
 /* Sends `msg` (malloc'd, taken over) once every rank in notify_mask has
  * acknowledged a notice that pages [idx, idx+n) are no longer exempt. */
 void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
-                     size_t dlen, size_t idx, uint64_t notify_mask)
+                     size_t dlen, int own_data, size_t idx,
+                     uint64_t notify_mask)
 {
     int n = (int)((dsm_msg_t *)msg)->b;
     if (notify_mask == 0) {
-        send_with_data(dest, msg, len, data, dlen);
+        send_with_data(dest, msg, len, data, dlen, own_data);
         return;
     }
     int k = 0;
@@ -191,8 +194,13 @@ void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
         k++;
     if (k == MAX_DEFER)
         hcrt_fatal(HCRT_MOD_DSM, "too many deferred DSM replies");
-    svc.defer[k] = (deferred_t){
-        dest, __builtin_popcountll(notify_mask), msg, len, data, dlen};
+    svc.defer[k] = (deferred_t){.dest = dest,
+                                .left = __builtin_popcountll(notify_mask),
+                                .msg = msg,
+                                .len = len,
+                                .data = data,
+                                .dlen = dlen,
+                                .own_data = own_data};
     for (int x = 0; x < dsm.size; x++) {
         if (!(notify_mask & (1ULL << x)))
             continue;
@@ -221,7 +229,7 @@ void hcrt__dsm_notify_ack(dsm_msg_t *m)
     deferred_t *d = &svc.defer[m->op];
     if (--d->left == 0) {
         refresh_exempt(d->dest, d->msg);
-        send_with_data(d->dest, d->msg, d->len, d->data, d->dlen);
+        send_with_data(d->dest, d->msg, d->len, d->data, d->dlen, d->own_data);
         d->msg = NULL;
     }
 }

@@ -1,0 +1,345 @@
+/*
+ * shm.c - the same-host fast path: ranks on one host map each other's DSM
+ * storage, so a miss on a page homed next door needs no message.
+ *
+ * Every rank's pages live in its memfd (master copies of its home pages
+ * included) and its directory in a second memfd. At start-up the ranks of
+ * one host (MPI_COMM_TYPE_SHARED: Open MPI's idea of a node) open each
+ * other's memfds through /proc/<pid>/fd/<n>, check by device and inode
+ * that they reached the very object, and map them. Then a read miss makes
+ * the application view map the home's master pages themselves (a "live"
+ * view: pages.c), a write miss copies them, a release applies its diff
+ * straight into the master copy, and every directory update uses the same
+ * atomics the home uses. Ranks the MPI library places on different nodes
+ * (network namespaces included: they are how this machine plays several
+ * hosts) keep the message path.
+ *
+ * Atomicity: a page's diff is applied under the page's sequence lock in the
+ * home's directory entry (dir.seq, odd while held), by direct appliers and
+ * by the home's service thread alike; a copy of a master page retries
+ * until it saw an even, unchanged sequence. So no copy ever holds a
+ * half-applied diff.
+ */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "dsm/dsm_int.h"
+#include "libhcrt/log.h"
+
+uint32_t hcrt__dsm_seq_lock(dsm_dir_t *d)
+{
+    for (unsigned spins = 0;; spins++) {
+        uint32_t s = atomic_load_explicit(&d->seq, memory_order_relaxed);
+        if (!(s & 1) && atomic_compare_exchange_weak(&d->seq, &s, s + 1))
+            return s + 1;
+        if (spins > 64) /* the holder may be descheduled: let it run */
+            sched_yield();
+        else
+            __builtin_ia32_pause();
+    }
+}
+
+void hcrt__dsm_seq_unlock(dsm_dir_t *d, uint32_t s)
+{
+    atomic_store_explicit(&d->seq, s + 1, memory_order_release);
+}
+
+static uint32_t seq_begin(dsm_dir_t *d)
+{
+    for (unsigned spins = 0;; spins++) {
+        uint32_t s = atomic_load_explicit(&d->seq, memory_order_acquire);
+        if (!(s & 1))
+            return s;
+        if (spins > 64)
+            sched_yield();
+        else
+            __builtin_ia32_pause();
+    }
+}
+
+void hcrt__dsm_seq_copy(char *dst, const char *src, dsm_dir_t *d, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        for (;;) {
+            uint32_t s = seq_begin(&d[i]);
+            memcpy(dst + i * DSM_PAGE, src + i * DSM_PAGE, DSM_PAGE);
+            atomic_thread_fence(memory_order_acquire);
+            if (atomic_load_explicit(&d[i].seq, memory_order_relaxed) == s)
+                break;
+        }
+    }
+}
+
+/* The base mapping of a page: with the allocating-rank home policy, the
+ * heap slice of a same-host peer maps that peer's memfd from start-up, so
+ * a read miss there is a mere mprotect; everything else maps own pages. */
+static int base_home(size_t idx)
+{
+    return dsm.premapped && idx < dsm.areas[0].len / DSM_PAGE &&
+           hcrt__dsm_shm_peer(hcrt__dsm_slice_owner(idx));
+}
+
+int hcrt__dsm_maps_home(size_t idx)
+{
+    return base_home(idx) ^ !!(atomic_load(&dsm.pages[idx].flags) & PF_FLIP);
+}
+
+static void map_pages(size_t idx, size_t n, int home, int prot)
+{
+    dsm_area_t *a = hcrt__dsm_area_of_page(idx);
+    int fd = home == dsm.rank ? dsm.memfd : dsm.peer_fd[home];
+    /* the flags the range was mapped with, so the mappings merge again;
+     * a live view is populated by the same call, which is cheaper than
+     * the page fault per page (or per 16 pages) the access would take */
+    int flags = MAP_SHARED | MAP_FIXED | (a == dsm.areas ? MAP_NORESERVE : 0) |
+                (home != dsm.rank && prot != PROT_NONE ? MAP_POPULATE : 0);
+    void *addr = (void *)hcrt__dsm_page_addr(idx);
+    off_t off = (off_t)(idx * DSM_PAGE); /* memfd offset of page idx */
+    if (mmap(addr, n * DSM_PAGE, prot, flags, fd, off) != MAP_FAILED)
+        return;
+    if (errno == ENOMEM) {
+        hcrt__dsm_out_of_mappings();
+        if (mmap(addr, n * DSM_PAGE, prot, flags, fd, off) != MAP_FAILED)
+            return;
+    }
+    hcrt__dsm_mappings_fatal();
+}
+
+static void set_flip(size_t idx, size_t n, int to_home)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (base_home(idx + i) != to_home)
+            atomic_fetch_or(&dsm.pages[idx + i].flags, PF_FLIP);
+        else
+            atomic_fetch_and(&dsm.pages[idx + i].flags, (uint8_t)~PF_FLIP);
+    }
+}
+
+void hcrt__dsm_set_view(size_t idx, size_t n, int home, int prot)
+{
+    int to_home = home != dsm.rank;
+    size_t i = 0;
+    while (i < n && hcrt__dsm_maps_home(idx + i) == to_home)
+        i++;
+    if (i == n) { /* already mapped so: protection only */
+        uintptr_t addr = hcrt__dsm_page_addr(idx);
+        hcrt__dsm_mprotect(addr, n * DSM_PAGE, prot);
+        if (to_home && prot != PROT_NONE)
+            madvise((void *)addr, n * DSM_PAGE, MADV_POPULATE_READ);
+        return;
+    }
+    map_pages(idx, n, home, prot);
+    set_flip(idx, n, to_home);
+}
+
+void hcrt__dsm_reset_view(size_t idx, size_t n)
+{
+    for (size_t i = 0; i < n;) {
+        int flip = !!(atomic_load(&dsm.pages[idx + i].flags) & PF_FLIP);
+        size_t j = i + 1;
+        while (j < n &&
+               !!(atomic_load(&dsm.pages[idx + j].flags) & PF_FLIP) == flip)
+            j++;
+        if (flip) {
+            int b = base_home(idx + i);
+            map_pages(idx + i, j - i,
+                      b ? hcrt__dsm_slice_owner(idx + i) : dsm.rank, PROT_NONE);
+            set_flip(idx + i, j - i, b);
+        } else { /* merging: cannot need a new mapping */
+            mprotect((void *)hcrt__dsm_page_addr(idx + i), (j - i) * DSM_PAGE,
+                     PROT_NONE);
+        }
+        i = j;
+    }
+}
+
+/* HOME_ALLOC: maps every same-host peer's heap slice onto its memfd. */
+static void premap_slices(void)
+{
+    if (dsm.home_policy != HOME_ALLOC || !dsm.shm_peers)
+        return;
+    size_t npg = dsm.areas[0].len / DSM_PAGE;
+    for (int r = 0; r < dsm.size; r++) {
+        if (!hcrt__dsm_shm_peer(r))
+            continue;
+        size_t first = (size_t)r * dsm.slice_pages;
+        size_t end = r == dsm.size - 1 ? npg : first + dsm.slice_pages;
+        if (mmap((void *)hcrt__dsm_page_addr(first), (end - first) * DSM_PAGE,
+                 PROT_NONE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
+                 dsm.peer_fd[r], (off_t)(first * DSM_PAGE)) == MAP_FAILED)
+            hcrt_fatal(HCRT_MOD_DSM, "cannot map rank %d's DSM slice: %s", r,
+                       strerror(errno));
+    }
+    dsm.premapped = 1;
+}
+
+/* What a rank tells the others of its host about its storage. */
+typedef struct ident {
+    int rank, pid, want;
+    int fd[2];
+    uint64_t dev[2], ino[2], len[2];
+} ident_t;
+
+/* Opens and maps fd `k` of peer `p`; NULL (and *why) on failure. The
+ * memfd (k = 0) stays open in *keep: read misses map its pages. */
+static void *map_peer(const ident_t *p, int k, const char **why, int *keep)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", p->pid, p->fd[k]);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return NULL;
+    }
+    struct stat st;
+    void *m = NULL;
+    if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != p->dev[k] ||
+        (uint64_t)st.st_ino != p->ino[k] || (uint64_t)st.st_size < p->len[k])
+        *why = "it is not the peer's DSM memory (another PID namespace?)";
+    else if ((m = mmap(NULL, p->len[k], PROT_READ | PROT_WRITE,
+                       MAP_SHARED | MAP_NORESERVE, fd, 0)) == MAP_FAILED) {
+        *why = strerror(errno);
+        m = NULL;
+    }
+    if (m && keep)
+        *keep = fd;
+    else
+        close(fd);
+    return m;
+}
+
+static void unmap_peers(void)
+{
+    for (int r = 0; r < dsm.size && dsm.peer_mem && dsm.peer_dir && dsm.peer_fd;
+         r++) {
+        if (dsm.peer_mem[r] && r != dsm.rank)
+            munmap(dsm.peer_mem[r], dsm.memfd_len);
+        if (dsm.peer_dir[r] && r != dsm.rank)
+            munmap(dsm.peer_dir[r], dsm.dir_len);
+        if (dsm.peer_fd[r] >= 0)
+            close(dsm.peer_fd[r]);
+        dsm.peer_fd[r] = -1;
+        dsm.peer_mem[r] = NULL;
+        dsm.peer_dir[r] = NULL;
+    }
+    dsm.shm_peers = 0;
+}
+
+static void report_failure(const ident_t *p, const char *why)
+{
+    const char *fmt = "cannot map the DSM memory of rank %d (pid %d, same "
+                      "host) on rank %d: %s. Ranks of one host must run as "
+                      "one user in one PID namespace; HCRT_DSM_SHM=auto "
+                      "falls back to messages";
+    if (dsm.shm_mode == SHM_ON)
+        hcrt_error(HCRT_MOD_DSM, fmt, p->rank, p->pid, dsm.rank, why);
+    else
+        hcrt_debug(HCRT_MOD_DSM, fmt, p->rank, p->pid, dsm.rank, why);
+}
+
+/* Maps every wanting peer of the host; 1 if all worked. */
+static int map_host(const ident_t *all, int n)
+{
+    for (int i = 0; i < n; i++) {
+        const ident_t *p = &all[i];
+        if (p->rank == dsm.rank || !p->want)
+            continue;
+        const char *why = NULL;
+        int fd = -1;
+        char *mem = map_peer(p, 0, &why, &fd);
+        dsm_dir_t *dir = mem ? map_peer(p, 1, &why, NULL) : NULL;
+        if (!dir) {
+            if (mem) {
+                munmap(mem, p->len[0]);
+                close(fd);
+            }
+            report_failure(p, why);
+            return 0;
+        }
+        dsm.peer_mem[p->rank] = mem;
+        dsm.peer_dir[p->rank] = dir;
+        dsm.peer_fd[p->rank] = fd;
+        dsm.shm_peers++;
+    }
+    return 1;
+}
+
+static void describe_self(ident_t *me)
+{
+    int fds[2] = {dsm.memfd, dsm.dirfd};
+    uint64_t lens[2] = {dsm.memfd_len, dsm.dir_len};
+    *me = (ident_t){.rank = dsm.rank,
+                    .pid = (int)getpid(),
+                    .want = dsm.shm_mode != SHM_OFF};
+    for (int k = 0; k < 2; k++) {
+        struct stat st = {0};
+        if (fstat(fds[k], &st) != 0)
+            me->want = 0;
+        me->fd[k] = fds[k];
+        me->dev[k] = (uint64_t)st.st_dev;
+        me->ino[k] = (uint64_t)st.st_ino;
+        me->len[k] = lens[k];
+    }
+}
+
+hcrt_status_t hcrt__dsm_shm_init(void)
+{
+    dsm.peer_mem = calloc((size_t)dsm.size, sizeof *dsm.peer_mem);
+    dsm.peer_dir = calloc((size_t)dsm.size, sizeof *dsm.peer_dir);
+    dsm.peer_fd = malloc((size_t)dsm.size * sizeof *dsm.peer_fd);
+    if (!dsm.peer_mem || !dsm.peer_dir || !dsm.peer_fd)
+        return HCRT_ERR_NOMEM;
+    for (int r = 0; r < dsm.size; r++)
+        dsm.peer_fd[r] = -1;
+    /* Collective whatever the setting, so ranks that disagree on it still
+     * meet here: a host uses the fast path only if all its ranks want it. */
+    MPI_Comm node;
+    if (MPI_Comm_split_type(dsm.coll_comm, MPI_COMM_TYPE_SHARED, dsm.rank,
+                            MPI_INFO_NULL, &node) != MPI_SUCCESS)
+        return HCRT_ERR_MPI;
+    int n = 0;
+    MPI_Comm_size(node, &n);
+    ident_t me, *all = calloc((size_t)n, sizeof *all);
+    if (!all) {
+        MPI_Comm_free(&node);
+        return HCRT_ERR_NOMEM;
+    }
+    describe_self(&me);
+    MPI_Allgather(&me, sizeof me, MPI_BYTE, all, sizeof me, MPI_BYTE, node);
+    int want = 1;
+    for (int i = 0; i < n; i++)
+        want &= all[i].want;
+    int ok = want && n > 1 ? map_host(all, n) : 1, all_ok = 0;
+    MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, node);
+    MPI_Comm_free(&node);
+    free(all);
+    if (!want || !all_ok) {
+        unmap_peers();
+        if (dsm.shm_mode == SHM_ON && want)
+            return HCRT_ERR_IO; /* explained by map_host on some rank */
+    }
+    premap_slices();
+    hcrt_debug(HCRT_MOD_DSM,
+               "same-host fast path: %d of %d ranks share this host, %s", n,
+               dsm.size, dsm.shm_peers ? "on" : "off");
+    return HCRT_OK;
+}
+
+void hcrt__dsm_shm_fini(void)
+{
+    unmap_peers();
+    dsm.premapped = 0;
+    free(dsm.peer_mem);
+    free(dsm.peer_dir);
+    free(dsm.peer_fd);
+    dsm.peer_mem = NULL;
+    dsm.peer_dir = NULL;
+    dsm.peer_fd = NULL;
+}
