@@ -81,10 +81,10 @@ static double raw_bw(MPI_Comm comm, void *buf, size_t len, int reps)
 }
 
 /* Event round trip: the header alone (len <= 8) or len bytes each way. */
-static double ev_rtt(void *buf, void *back, size_t len, int reps)
+static double ev_rtt(void *buf, void *back, size_t len, int reps, int sync)
 {
     hcrt__event_buf_t out = {buf, len}, in = {back, len};
-    hcrt__event_send_t s = {.type = T_ECHO, .dest = 1};
+    hcrt__event_send_t s = {.type = T_ECHO, .dest = 1, .sync = sync};
     if (len <= 8) {
         s.hdr = buf;
         s.hdr_len = len;
@@ -110,7 +110,7 @@ static double ev_bw(void *buf, size_t len, int reps)
 {
     hcrt__event_buf_t out = {buf, len};
     hcrt__event_send_t s = {
-        .type = T_SINK, .dest = 1, .nbufs = 1, .bufs = &out};
+        .type = T_SINK, .dest = 1, .nbufs = 1, .bufs = &out, .sync = 1};
     double t0 = MPI_Wtime();
     for (int i = 0; i < reps; i++) {
         hcrt__event_t *ev;
@@ -133,17 +133,20 @@ static int cmp_double(const void *a, const void *b)
 }
 
 /* Median of ROUNDS alternating raw/event trials, so load changes on a
- * shared machine hit both sides alike. kind 0: latency, 1: bandwidth. */
+ * shared machine hit both sides alike. kind 0: latency (the waiting thread
+ * progresses its event: sync send), 1: bandwidth, 2: latency with the
+ * handler threads progressing the event (a send without `sync`). */
 static void measure(MPI_Comm comm, int kind, void *buf, void *back, size_t len,
                     int reps, double *raw, double *evt)
 {
     double r[ROUNDS], e[ROUNDS];
     for (int k = 0; k < ROUNDS; k++) {
-        r[k] =
-            kind ? raw_bw(comm, buf, len, reps) : raw_rtt(comm, buf, len, reps);
+        r[k] = kind == 1 ? raw_bw(comm, buf, len, reps)
+                         : raw_rtt(comm, buf, len, reps);
         e[k] = 0;
         if (me == 0)
-            e[k] = kind ? ev_bw(buf, len, reps) : ev_rtt(buf, back, len, reps);
+            e[k] = kind == 1 ? ev_bw(buf, len, reps)
+                             : ev_rtt(buf, back, len, reps, kind == 0);
         MPI_Barrier(comm);
     }
     qsort(r, ROUNDS, sizeof(double), cmp_double);
@@ -211,13 +214,14 @@ int main(int argc, char **argv)
         printf("| measure | size | raw MPI | events | events / raw |\n"
                "|---|---:|---:|---:|---:|\n");
     static const size_t lat[] = {8, 4096};
-    for (int i = 0; i < 2; i++) {
-        double r, e;
-        measure(comm, 0, buf, back, lat[i], reps / ROUNDS, &r, &e);
-        if (me == 0)
-            printf("| round trip (us) | %zu B | %.2f | %.2f | %.2fx |\n",
-                   lat[i], r, e, e / r);
-    }
+    for (int kind = 0; kind <= 2; kind += 2)
+        for (int i = 0; i < 2; i++) {
+            double r, e;
+            measure(comm, kind, buf, back, lat[i], reps / ROUNDS, &r, &e);
+            if (me == 0)
+                printf("| round trip (us)%s | %zu B | %.2f | %.2f | %.2fx |\n",
+                       kind ? ", async" : "", lat[i], r, e, e / r);
+        }
     for (size_t len = (size_t)1 << 20; len <= MAXLEN; len *= 4) {
         int n = (int)(((size_t)64 << 20) / len);
         double r, e;

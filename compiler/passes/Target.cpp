@@ -8,7 +8,8 @@
 // descriptor with a trampoline void(void **args) that unpacks the kernel
 // arguments and calls the host fallback; the call becomes
 // __hcrt_target_kernel (same signature; the runtime finds the kernel by
-// region id).
+// region id). omp.h's host variant of omp_is_initial_device becomes the
+// library call, answered by the runtime on the node the kernel runs on.
 //
 //===----------------------------------------------------------------------===//
 
@@ -154,8 +155,37 @@ bool TargetLowerer::run() {
   return Changed;
 }
 
+// clang-19's omp.h defines omp_is_initial_device for device={kind(host)}
+// as `return 1` (a declare variant the frontend emits as an internal
+// "omp_is_initial_device$ompvariant...host" function, folded only later by
+// inlining). With hcc the same host code runs as a kernel on a worker
+// node, where the answer is 0: calls go to the library routine instead,
+// which the runtime-call lowering turns into __hcrt_omp_is_initial_device
+// (1 outside kernels, as before).
+bool useRuntimeDeviceQueries(Module &M) {
+  bool Changed = false;
+  for (Function &F : make_early_inc_range(M)) {
+    StringRef N = F.getName();
+    if (!N.starts_with("omp_is_initial_device$ompvariant") ||
+        !N.contains("host") || N.contains("nohost") ||
+        F.getFunctionType()->getNumParams() != 0 ||
+        !F.getReturnType()->isIntegerTy(32))
+      continue;
+    FunctionCallee Lib =
+        M.getOrInsertFunction("omp_is_initial_device", F.getFunctionType());
+    F.replaceAllUsesWith(Lib.getCallee());
+    if (F.hasLocalLinkage())
+      F.eraseFromParent();
+    Changed = true;
+  }
+  return Changed;
+}
+
 } // namespace
 
-bool lowerTargets(Module &M) { return TargetLowerer(M).run(); }
+bool lowerTargets(Module &M) {
+  bool Changed = useRuntimeDeviceQueries(M);
+  return TargetLowerer(M).run() || Changed;
+}
 
 } // namespace hcc

@@ -1,17 +1,20 @@
 /*
  * target.c - target regions (__hcrt_target_kernel).
  *
- * One node: the head is the only device, so a target region runs its host
- * fallback here, through the kernel's trampoline, with the parameter vector
- * libomptarget would build for a host device. A kernel hcrt does not know
- * (a translation unit not built by hcc) returns 1, and clang's code then runs
- * the host fallback itself.
+ * With worker ranks as devices (HCRT_OFFLOAD, several ranks) a region goes
+ * to offload/ofl_target.c, which runs it on a worker node. Otherwise (one
+ * rank, the host device, unsupported forms) it runs its host fallback here,
+ * through the kernel's trampoline, with the parameter vector libomptarget
+ * would build for a host device. A kernel hcrt does not know (a translation
+ * unit not built by hcc) returns 1, and clang's code then runs the host
+ * fallback itself.
  */
 #include <inttypes.h>
 #include <stdlib.h>
 
 #include "libhcrt/core.h"
 #include "libhcrt/log.h"
+#include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/stats.h"
 #include "libhcrt/target.h"
 
@@ -23,13 +26,15 @@ static int warned_version;
 
 int hcrt__num_devices(void)
 {
-    return 0; /* no worker node runs offloaded regions in this version */
+    return hcrt__offload_ndev(); /* the worker ranks, or none */
 }
 
 int hcrt__device_is_host(int64_t device_id)
 {
-    return device_id == -1 /* omp_initial_device, OFFLOAD_DEVICE_DEFAULT */ ||
-           device_id == hcrt__num_devices();
+    int ndev = hcrt__num_devices();
+    /* -1: omp_initial_device, or OFFLOAD_DEVICE_DEFAULT (the default
+     * device: the host only when there is no other). */
+    return (device_id == -1 && ndev == 0) || device_id == ndev;
 }
 
 /* The kernel's parameters: one per TARGET_PARAM entry, in order. Both a
@@ -83,7 +88,7 @@ HCRT_ABI_EXPORT int32_t __hcrt_target_kernel(
     void *stack_params[MAX_STACK_PARAMS], **params = stack_params;
     hcrt_kernel_stats_t *k;
 
-    (void)loc, (void)num_teams, (void)thread_limit, (void)device_id;
+    (void)num_teams, (void)thread_limit;
     hcrt__runtime_ensure();
     if (!version_ok(args))
         return 1;
@@ -96,6 +101,9 @@ HCRT_ABI_EXPORT int32_t __hcrt_target_kernel(
                    host_ptr);
         return 1;
     }
+    if (hcrt__num_devices() > 0 &&
+        hcrt__offload_kernel(loc, device_id, k->desc, args) == 0)
+        return 0; /* ran (or, nowait, runs) on a worker node */
     if (args->num_args > MAX_STACK_PARAMS) {
         params = malloc(args->num_args * sizeof(void *));
         if (!params)
@@ -119,6 +127,7 @@ static void print_target(FILE *out, void *arg)
             "unregistered %" PRIu64 ", wrong args version %" PRIu64 "\n",
             hcrt__num_devices(), unknown_kernels, bad_version);
     hcrt__target_data_print(out);
+    hcrt__offload_print(out);
 }
 
 void hcrt__target_stats_init(void)

@@ -19,6 +19,7 @@
 
 #include "libhcrt/core.h"
 #include "libhcrt/log.h"
+#include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/target.h"
 
 #define REF_INF UINT64_MAX /* associated pointers: never unmapped by exit */
@@ -176,6 +177,16 @@ static void data_op(int64_t device_id, int32_t nargs, void **bases, void **ptrs,
                     void **mappers, map_op_t op, uint64_t *counter)
 {
     hcrt__runtime_ensure();
+    /* Worker ranks are devices: the data manager maps (offload/). */
+    if (hcrt__num_devices() > 0 && !hcrt__device_is_host(device_id) &&
+        hcrt__offload_data(op == map_enter  ? 1
+                           : op == map_exit ? 2
+                                            : 3,
+                           device_id, nargs, bases, ptrs, sizes, types,
+                           mappers) == 0) {
+        __atomic_fetch_add(counter, 1, __ATOMIC_RELAXED);
+        return;
+    }
     if (!hcrt__device_is_host(device_id))
         hcrt_debug(HCRT_MOD_TARGET,
                    "device %" PRId64 " does not exist: data "
@@ -217,6 +228,11 @@ HCRT_DEF_TGT_DATA(update, NULL, updates)
 
 static int64_t requires_flags;
 
+int64_t hcrt__target_requires(void)
+{
+    return __atomic_load_n(&requires_flags, __ATOMIC_RELAXED);
+}
+
 HCRT_ABI_EXPORT void __hcrt_register_requires(int64_t flags)
 {
     /* unified_shared_memory, unified_address, reverse_offload: all hold
@@ -238,23 +254,44 @@ void hcrt__target_data_print(FILE *out)
 
 /* ---- omp_target_* on the host device ------------------------------------- */
 
+/* A worker device's omp_target_alloc memory lives on the head (see
+ * ofl_target.c): omp_target_memcpy treats it as host memory. */
+static int is_worker(int device)
+{
+    return device >= 0 && device < hcrt__num_devices();
+}
+
+static int host_side(const void *p, size_t len, int device)
+{
+    return hcrt__device_is_host(device) ||
+           (is_worker(device) && hcrt__offload_is_dev_mem(p, len));
+}
+
 HCRT_ABI_EXPORT void *__hcrt_omp_target_alloc(size_t size, int device)
 {
-    if (!hcrt__device_is_host(device) || size == 0)
+    if (size == 0)
+        return NULL;
+    if (is_worker(device))
+        return hcrt__offload_dev_alloc(size);
+    if (!hcrt__device_is_host(device))
         return NULL;
     return malloc(size);
 }
 
 HCRT_ABI_EXPORT void __hcrt_omp_target_free(void *p, int device)
 {
-    if (p && hcrt__device_is_host(device))
+    if (p && is_worker(device))
+        hcrt__offload_dev_free(p);
+    else if (p && hcrt__device_is_host(device))
         free(p);
 }
 
 HCRT_ABI_EXPORT int __hcrt_omp_target_is_present(const void *p, int device)
 {
-    /* Host memory is always present on the host device. */
-    (void)p;
+    /* Host memory is always present on the host device; the worker devices
+     * share one data environment (offload/). */
+    if (device >= 0 && device < hcrt__num_devices())
+        return hcrt__offload_is_present(p);
     return hcrt__device_is_host(device);
 }
 
@@ -263,11 +300,10 @@ HCRT_ABI_EXPORT int __hcrt_omp_target_memcpy(void *dst, const void *src,
                                              size_t src_off, int dst_dev,
                                              int src_dev)
 {
-    if (!hcrt__device_is_host(dst_dev) || !hcrt__device_is_host(src_dev))
-        return EINVAL;
     if (length == 0)
         return 0;
-    if (!dst || !src)
+    if (!dst || !src || !host_side((char *)dst + dst_off, length, dst_dev) ||
+        !host_side((const char *)src + src_off, length, src_dev))
         return EINVAL;
     memmove((char *)dst + dst_off, (const char *)src + src_off, length);
     return 0;

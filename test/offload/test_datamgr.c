@@ -63,7 +63,8 @@ static int run(hcrt__ofl_kind_t kind, hcrt__ofl_map_t *m, int n,
     for (int i = 0; i < n; i++)
         writes[i] = hcrt__ofl_map_is_data(&m[i]) &&
                     (kind != HCRT_OFL_KERNEL || (m[i].type & FROM) ||
-                     nd > 0); /* test kernels below */
+                     nd > 0 || /* test kernels below */
+                     hcrt__ofl_get_write_rule() == HCRT_OFL_WRITES_ALL);
     return world_task(&w, &t, node, writes, fn, NULL);
 }
 
@@ -518,6 +519,38 @@ static void t_alloc_written(void)
     teardown();
 }
 
+/* The default (engine) rule: a kernel's writes to data it maps `alloc`,
+ * `to` or present, even under depend(in:), are the only valid copy after
+ * it and what `from` brings home (OpenMP_VV's map and depend tests). */
+static void t_written_all(void)
+{
+    hcrt__ofl_set_write_rule(HCRT_OFL_WRITES_ALL);
+    setup(3);
+    hcrt__ofl_map_t m = map(A, 128, 0);
+    run(HCRT_OFL_DATA_ENTER, &m, 1, NULL, 0, 1, NULL); /* enter alloc */
+    hcrt__ofl_map_t k[2] = {map(B, 128, TO | TP), map(A, 128, TO | TP)};
+    run(HCRT_OFL_KERNEL, k, 2, NULL, 0, 2, k_add); /* writes present A */
+    int nodes[3];
+    CHECK_EQ(hcrt__dm_holders(w.dm, A, 128, nodes, 3), 1);
+    CHECK_EQ(nodes[0], 2);
+    CHECK_EQ(hcrt__dm_holders(w.dm, B, 128, nodes, 3), 0); /* unmapped */
+    hcrt__ofl_map_t x = map(A, 128, FROM);
+    run(HCRT_OFL_DATA_EXIT, &x, 1, NULL, 0, 0, NULL);
+    CHECK_EQ(A[0], B[0] + 100);
+    CHECK_EQ(A[31], B[31] + 100);
+    int a0 = A[0];
+    m = map(A, 128, TO);
+    run(HCRT_OFL_DATA_ENTER, &m, 1, NULL, 0, 1, NULL);
+    hcrt__ofl_map_t kd = map(A, 128, TO | TP);
+    hcrt_depend_info_t din = dep(A, HCRT_OFL_DEP_IN);
+    run(HCRT_OFL_KERNEL, &kd, 1, &din, 1, 2, k_double); /* in, writes */
+    CHECK(!hcrt__dm_is_valid(w.dm, A, 128, 1));
+    CHECK(hcrt__dm_is_valid(w.dm, A, 128, 2));
+    run(HCRT_OFL_DATA_EXIT, &x, 1, NULL, 0, 0, NULL);
+    CHECK_EQ(A[0], 2 * a0 + 1);
+    teardown();
+}
+
 int main(int argc, char **argv)
 {
     static const t_case_t cases[] = {
@@ -535,6 +568,9 @@ int main(int argc, char **argv)
         {"one_to_many", t_one_to_many},
         {"update", t_update},
         {"alloc_written", t_alloc_written},
+        {"written_all", t_written_all},
     };
+    /* the cases above check OMPC's clause rule; written_all the default */
+    hcrt__ofl_set_write_rule(HCRT_OFL_WRITES_CLAUSES);
     return t_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(*cases)));
 }

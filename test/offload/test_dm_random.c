@@ -98,11 +98,18 @@ static void pick_section(int a, int *lo, int *hi)
     }
 }
 
+/* random_all: the engine's write rule (every kernel map may be written).
+ * Device data is then always initialised (no alloc-only maps), so copies
+ * home of data a kernel did not write compare equal to the reference. */
+static int all_rule;
+
 static int64_t kernel_type(void)
 {
     static const int64_t t[] = {HCRT_OFL_MAP_TO, HCRT_OFL_MAP_FROM,
                                 HCRT_OFL_MAP_TO | HCRT_OFL_MAP_FROM, 0};
     int64_t ty = t[rnd(4)] | HCRT_OFL_MAP_TARGET_PARAM;
+    if (all_rule && !(ty & HCRT_OFL_MAP_FROM))
+        ty |= HCRT_OFL_MAP_TO;
     if (rnd(5) == 0)
         ty |= HCRT_OFL_MAP_ALWAYS;
     return ty;
@@ -112,7 +119,7 @@ static int64_t data_type(hcrt__ofl_kind_t k)
 {
     switch (k) {
     case HCRT_OFL_DATA_ENTER:
-        return (rnd(3) ? HCRT_OFL_MAP_TO : 0) |
+        return (rnd(3) || all_rule ? HCRT_OFL_MAP_TO : 0) |
                (rnd(4) ? 0 : HCRT_OFL_MAP_ALWAYS);
     case HCRT_OFL_DATA_EXIT: {
         static const int64_t t[] = {HCRT_OFL_MAP_FROM, 0, HCRT_OFL_MAP_DELETE,
@@ -462,6 +469,8 @@ static void run_seed(unsigned seed, int nnodes)
 
 static void t_random(void)
 {
+    all_rule = 0;
+    hcrt__ofl_set_write_rule(HCRT_OFL_WRITES_CLAUSES);
     const char *one = getenv("RANDOM_SEED");
     if (one != NULL) {
         run_seed((unsigned)atoi(one), 1 + atoi(one) % 8);
@@ -471,9 +480,26 @@ static void t_random(void)
         run_seed(seed, 1 + (int)(seed % 8));
 }
 
+/* The default rule: kernels reading data next to each other (depend in, no
+ * edge) each count as writers, so a reader may take its copy from a node
+ * whose kernel is still running or whose copy is still arriving. */
+static void t_random_all(void)
+{
+    all_rule = 1;
+    hcrt__ofl_set_write_rule(HCRT_OFL_WRITES_ALL);
+    const char *one = getenv("RANDOM_SEED");
+    if (one != NULL) {
+        run_seed((unsigned)atoi(one), 1 + atoi(one) % 8);
+        return;
+    }
+    for (unsigned seed = 1; seed <= 500 && !t_failures; seed++)
+        run_seed(seed, 1 + (int)(seed % 8));
+}
+
 int main(int argc, char **argv)
 {
-    static const t_case_t cases[] = {{"random", t_random}};
+    static const t_case_t cases[] = {{"random", t_random},
+                                     {"random_all", t_random_all}};
     (void)twin;
-    return t_main(argc, argv, cases, 1);
+    return t_main(argc, argv, cases, 2);
 }

@@ -2,14 +2,23 @@
  * event_basic.c - ping-pong and request/response events between every pair
  * of ranks, 1000 in-flight events per worker completing out of order
  * without a thread per event, unknown types and bad arguments, and an
- * orderly shutdown.
+ * orderly shutdown; sync events (progressed by their waiter, handed to the
+ * handlers when the wait gives up).
  */
 #include <pthread.h>
 #include <stdatomic.h>
+#include <unistd.h>
 
 #include "event_test.h"
 
-enum { T_PING = 1, T_SUM = 2, T_HOLD = 3, T_EARLY = 4, T_UNKNOWN = 9 };
+enum {
+    T_PING = 1,
+    T_SUM = 2,
+    T_HOLD = 3,
+    T_EARLY = 4,
+    T_SLOW = 5,
+    T_UNKNOWN = 9
+};
 #define NHOLD 1000
 #define NSUM 1000
 
@@ -32,6 +41,14 @@ static hcrt_status_t early_run(hcrt__event_ctx_t *c)
     c->reply_hdr_len = 1;
     hcrt__event_reply(c, HCRT_ERR_IO);
     return HCRT_EVENT_DEFER;
+}
+
+/* EXEC: takes 100 ms (a sync event whose waiter gives up first). */
+static hcrt_status_t slow_run(hcrt__event_ctx_t *c)
+{
+    (void)c;
+    usleep(100 * 1000);
+    return HCRT_OK;
 }
 
 /* Sums the incoming array and sends it back doubled. */
@@ -183,6 +200,40 @@ static void test_inflight(void)
     free(evs);
 }
 
+/* A sync event is progressed by its waiter only; when the wait gives up,
+ * the handler threads take it over and it still completes. A sync send
+ * needs a handle. */
+static void test_sync(void)
+{
+    int peer = (me + 1) % nranks;
+    uint64_t v = 5;
+    hcrt__event_t *ev;
+    hcrt__event_send_t s = {.type = T_PING,
+                            .dest = peer,
+                            .hdr = &v,
+                            .hdr_len = sizeof(v),
+                            .sync = 1};
+    for (int i = 0; i < 100; i++) { /* the fast path */
+        CHECK_EQ(hcrt__event_send(&s, &ev), HCRT_OK);
+        CHECK_EQ(hcrt__event_wait(ev, -1), HCRT_OK);
+        size_t len;
+        const uint64_t *r = hcrt__event_reply_hdr(ev, &len);
+        CHECK(len == sizeof(v) && *r == 5 + 1000 + (uint64_t)peer);
+        hcrt__event_release(ev);
+    }
+    CHECK_EQ(hcrt__event_send(&s, NULL), HCRT_ERR_INVALID);
+    s.type = T_SLOW;
+    s.hdr_len = 0;
+    CHECK_EQ(hcrt__event_send(&s, &ev), HCRT_OK);
+    CHECK_EQ(hcrt__event_wait(ev, 0.01), HCRT_ERR_BUSY);
+    double t0 = MPI_Wtime();
+    while (!hcrt__event_test(ev) && MPI_Wtime() - t0 < 20)
+        usleep(1000);
+    CHECK(hcrt__event_test(ev));
+    CHECK_EQ(hcrt__event_status(ev), HCRT_OK);
+    hcrt__event_release(ev);
+}
+
 static void test_errors(void)
 {
     char big[300] = {0}, r = 0;
@@ -208,7 +259,7 @@ static void test_errors(void)
     CHECK_EQ(hcrt__event_call(0, T_PING, big, sizeof(big), NULL, NULL, 1),
              HCRT_ERR_INVALID);
     hcrt__event_type_ops_t bad = {.name = "bad"};
-    CHECK_EQ(hcrt__event_register(5, &bad), HCRT_ERR_INVALID);
+    CHECK_EQ(hcrt__event_register(6, &bad), HCRT_ERR_INVALID);
     CHECK_EQ(hcrt__event_register(0, &bad), HCRT_ERR_INVALID);
 }
 
@@ -231,12 +282,16 @@ int main(int argc, char **argv)
     hcrt__event_type_ops_t early = {
         .name = "early", .queue = HCRT_EVENT_QUEUE_DATA, .run = early_run};
     CHECK_EQ(hcrt__event_register(T_EARLY, &early), HCRT_OK);
+    hcrt__event_type_ops_t slow = {
+        .name = "slow", .queue = HCRT_EVENT_QUEUE_EXEC, .run = slow_run};
+    CHECK_EQ(hcrt__event_register(T_SLOW, &slow), HCRT_OK);
     MPI_Barrier(hcrt__comm_world()); /* types registered everywhere */
 
     test_pingpong();
     test_sum();
     if (me == 0 && nranks > 1)
         test_inflight();
+    test_sync();
     test_errors();
     MPI_Barrier(hcrt__comm_world());
     int rc = ev_test_finish("event_basic", HCRT_OK);

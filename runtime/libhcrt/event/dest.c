@@ -42,7 +42,18 @@ void hcrt__ev_dest_start(const ev_notice_t *n, int origin)
         c->out_cap[i] = n->cap[i];
     atomic_fetch_add(&hcrt__ev.served, 1);
     hcrt__ev_live_add(ev);
-    hcrt__ev_push(ev, HCRT_EVENT_QUEUE_DATA);
+    size_t total = 0;
+    for (int i = 0; i < n->nbufs; i++)
+        total += n->len[i];
+    /* Small data left the origin with the notice: wait for it here a
+     * little rather than hand the event to another thread. */
+    if (total && total <= EV_INLINE_RECV_MAX)
+        ev->spin_until = ev->start + EV_INLINE_RECV_US * 1e-6;
+    /* Fast path: take the first steps on the gate thread. An event whose
+     * data is already here (or has none) and whose handler is short is
+     * served and answered without any thread handoff; whatever still waits
+     * for MPI, or is long, goes on to the queues from there. */
+    hcrt__ev_dest_step(ev);
 }
 
 /* prepare(), then buffers for what it left NULL. On failure the incoming
@@ -186,6 +197,20 @@ static int dest_run(hcrt__event_t *ev)
     return 1;
 }
 
+/* Receives; on the gate's first pass over a small event, polls until its
+ * data is in or the short inline budget is spent. */
+static int recv_step(hcrt__event_t *ev, int *progress)
+{
+    for (;;) {
+        if (hcrt__ev_xfer_step(&ev->in, ev, progress))
+            return 1;
+        if (ev->spin_until <= 0 || MPI_Wtime() > ev->spin_until) {
+            ev->spin_until = 0;
+            return 0;
+        }
+    }
+}
+
 int hcrt__ev_dest_step(hcrt__event_t *ev)
 {
     int progress = 0, flag = 0;
@@ -201,7 +226,7 @@ int hcrt__ev_dest_step(hcrt__event_t *ev)
         progress = 1;
         /* fall through */
     case EV_D_RECV:
-        if (!hcrt__ev_xfer_step(&ev->in, ev, &progress))
+        if (!recv_step(ev, &progress))
             break;
         if (ev->status != HCRT_OK) {
             start_reply(ev, ev->status);
@@ -213,8 +238,10 @@ int hcrt__ev_dest_step(hcrt__event_t *ev)
                    ev->type, ev->tag, ev->peer,
                    (MPI_Wtime() - ev->start) * 1e6);
         ev->state = EV_D_RUN;
-        if (hcrt__ev.types[ev->type].queue == HCRT_EVENT_QUEUE_DATA)
-            return dest_run(ev) | 1; /* already on a DATA thread */
+        if (hcrt__ev.types[ev->type].queue == HCRT_EVENT_QUEUE_DATA ||
+            (hcrt__ev.types[ev->type].run_inline &&
+             hcrt__ev.types[ev->type].run_inline(&ev->ctx)))
+            return dest_run(ev) | 1; /* short: run here, no handoff */
         hcrt__ev_push(ev, HCRT_EVENT_QUEUE_EXEC);
         return 1;
     case EV_D_RUN:

@@ -6,6 +6,7 @@
  * communicator and polls it with MPI_Test plus a short backoff sleep: a
  * blocking MPI_Wait would spin a core inside Open MPI on an idle rank.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/prctl.h>
@@ -28,7 +29,7 @@ void hcrt__event_opts_default(hcrt__event_opts_t *o)
     o->drain_timeout = 10.0;
     o->idle_max_us = 1000;
     o->poll_max_us = 50;
-    o->spin_us = 100;
+    o->spin_us = 1000;
 }
 
 void hcrt__event_opts_from_settings(hcrt__event_opts_t *o)
@@ -88,10 +89,10 @@ void hcrt__event_get_stats(hcrt__event_stats_t *out)
 static void sleep_us(int us)
 {
     struct timespec ts = {0, (long)us * 1000};
-    if (us > 0)
+    if (us > 1)
         nanosleep(&ts, NULL);
     else
-        sched_yield();
+        sched_yield(); /* see hcrt__ev_backoff */
 }
 
 static void *gate_main(void *unused)

@@ -90,6 +90,11 @@ typedef struct hcrt__event_type_ops {
     /* Origin, optional: called for every completed event of this type,
      * before the event's own callback. */
     void (*origin_done)(hcrt__event_t *ev);
+    /* Destination, optional, for EXEC types: return 1 when `run` for this
+     * event is known to be short (e.g. a kernel whose learned time is a
+     * few microseconds): it then runs inline on the thread that received
+     * the event (the gate), without a handoff to the EXEC queue. */
+    int (*run_inline)(const hcrt__event_ctx_t *ctx);
 } hcrt__event_type_ops_t;
 
 /* What to send; only type and dest are required. */
@@ -107,6 +112,11 @@ typedef struct hcrt__event_send {
     /* Completion callback on a handler thread; may be NULL. */
     void (*done)(hcrt__event_t *ev, void *arg);
     void *arg;
+    /* 1: the caller waits for the event at once (needs ev_out): its own
+     * thread progresses the event in hcrt__event_wait, and no handler
+     * thread polls it meanwhile (no competing spinner, no handoff). If the
+     * wait returns before completion, the event goes to the handlers. */
+    int sync;
 } hcrt__event_send_t;
 
 /* Settings of the event system (see settings.def and docs/events.md). */

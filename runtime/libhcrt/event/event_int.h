@@ -15,6 +15,10 @@
 #define EV_MAX_TAGS (1 << 20)
 #define EV_WINDOW_MAX 64
 #define EV_MAGIC 0x68457674u
+/* Events with at most this much data are received on the gate thread if
+ * the data follows the notice within EV_INLINE_RECV_US. */
+#define EV_INLINE_RECV_MAX (256 * 1024)
+#define EV_INLINE_RECV_US 50
 
 /* The notice an origin sends on the control tag (only the used part of
  * hdr goes on the wire). */
@@ -79,6 +83,8 @@ struct hcrt__event {
     atomic_int done;
     atomic_int refs;     /* layer, user handle, and one per queue entry */
     atomic_int stepping; /* origin: a thread is advancing it (exclusive) */
+    atomic_int queued;   /* origin: handed to the DATA queue (sync sends
+                            only get there if their waiter gives up) */
     /* origin */
     ev_notice_t notice;
     MPI_Request notice_req;
@@ -97,6 +103,7 @@ struct hcrt__event {
     hcrt_status_t early_status;
     int leak; /* a receive could not be cancelled: never free this memory */
     hcrt__event_t *parent; /* forward: the event that asked for it */
+    double spin_until;     /* destination: inline receive budget (gate) */
 };
 
 typedef struct ev_queue {
@@ -163,6 +170,7 @@ int hcrt__ev_dest_step(hcrt__event_t *ev);
 void hcrt__ev_dest_start(const ev_notice_t *n, int origin);
 void hcrt__ev_complete(hcrt__event_t *ev, hcrt_status_t st);
 void hcrt__ev_unref(hcrt__event_t *ev);
+void hcrt__ev_to_handlers(hcrt__event_t *ev);
 void hcrt__ev_live_add(hcrt__event_t *ev);
 void hcrt__ev_expired(hcrt__event_t *ev);
 void hcrt__ev_abandon(hcrt__event_t *ev);

@@ -7,13 +7,14 @@
  * the deadline passes (a dead peer makes MPI report nothing).
  */
 #include <errno.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "libhcrt/event/event_int.h"
 
-static hcrt_status_t check_send(const hcrt__event_send_t *s)
+static hcrt_status_t check_send(const hcrt__event_send_t *s, int ev_out_given)
 {
     const char *why = NULL;
 
@@ -27,6 +28,8 @@ static hcrt_status_t check_send(const hcrt__event_send_t *s)
         why = "the destination rank is out of range";
     else if (s->hdr_len > HCRT_EVENT_HDR_MAX || (s->hdr_len && !s->hdr))
         why = "the header is longer than HCRT_EVENT_HDR_MAX or NULL";
+    else if (s->sync && !ev_out_given)
+        why = "a sync event needs a handle to wait on (ev_out)";
     else if (s->nbufs < 0 || s->nbufs > HCRT_EVENT_MAX_BUFS || s->nreply < 0 ||
              s->nreply > HCRT_EVENT_MAX_BUFS || (s->nbufs && !s->bufs) ||
              (s->nreply && !s->reply_bufs))
@@ -80,7 +83,7 @@ static void fill_notice(hcrt__event_t *ev, const hcrt__event_send_t *s)
 hcrt_status_t hcrt__event_send(const hcrt__event_send_t *s,
                                hcrt__event_t **ev_out)
 {
-    hcrt_status_t st = check_send(s);
+    hcrt_status_t st = check_send(s, ev_out != NULL);
     if (st != HCRT_OK)
         return st;
     hcrt__event_t *ev = calloc(1, sizeof(*ev));
@@ -122,7 +125,8 @@ hcrt_status_t hcrt__event_send(const hcrt__event_send_t *s,
     hcrt__ev_live_add(ev);
     if (ev_out)
         *ev_out = ev;
-    hcrt__ev_push(ev, HCRT_EVENT_QUEUE_DATA);
+    if (!s->sync)
+        hcrt__ev_to_handlers(ev);
     return HCRT_OK;
 }
 
@@ -156,6 +160,13 @@ static void reply_arrived(hcrt__event_t *ev)
                "event type %d tag %d to rank %d: reply "
                "header after %.1f us",
                ev->type, ev->tag, ev->peer, (MPI_Wtime() - ev->start) * 1e6);
+}
+
+/* Hands an origin event to the DATA queue's handlers, once. */
+void hcrt__ev_to_handlers(hcrt__event_t *ev)
+{
+    if (!atomic_exchange(&ev->queued, 1))
+        hcrt__ev_push(ev, HCRT_EVENT_QUEUE_DATA);
 }
 
 /* One nonblocking step; *finished when the event completed. The caller
@@ -283,13 +294,17 @@ hcrt_status_t hcrt__event_wait(hcrt__event_t *ev, double timeout)
         if (atomic_load(&ev->done))
             break;
         double now = MPI_Wtime();
-        if (end >= 0 && now >= end)
+        if (end >= 0 && now >= end) {
+            hcrt__ev_to_handlers(ev); /* a sync event: nobody else polls */
             return HCRT_ERR_BUSY;
+        }
         hcrt__ev_backoff(&bo, progress, hcrt__ev.opts.idle_max_us);
         int us = bo.sleep_us;
         if (end >= 0 && us > (end - now) * 1e6)
             us = (int)((end - now) * 1e6) + 1;
-        if (us > 0)
+        if (us == 1)
+            sched_yield(); /* see hcrt__ev_backoff */
+        else if (us > 1)
             wait_done(ev, us);
     }
     return ev->status;
@@ -337,7 +352,8 @@ hcrt_status_t hcrt__event_call(int dest, int type, const void *hdr,
                             .dest = dest,
                             .hdr = hdr,
                             .hdr_len = hdr_len,
-                            .timeout = timeout};
+                            .timeout = timeout,
+                            .sync = 1};
     hcrt__event_t *ev;
     hcrt_status_t st = hcrt__event_send(&s, &ev);
     if (st != HCRT_OK)

@@ -9,6 +9,7 @@
  * thread each and not a busy core.
  */
 #include <errno.h>
+#include <sched.h>
 #include <time.h>
 
 #include "libhcrt/event/event_int.h"
@@ -49,10 +50,12 @@ void hcrt__ev_push(hcrt__event_t *ev, int queue)
 
 /* Next sleep after a poll: none after progress and for HCRT_EVENT_SPIN_US
  * after it (traffic comes in bursts, and on a busy machine every sleep
- * risks losing the core for a whole time slice); then 1 us for
- * EV_BUSY_POLLS empty polls; then doubling up to the cap, so an idle rank
- * costs almost no CPU. */
-#define EV_BUSY_POLLS 64
+ * risks losing the core for a whole time slice); then a sched_yield
+ * (sleep_us 1: a real 1 us sleep costs 50+ us on a loaded VM, and once
+ * both ends of a ping-pong fall into such sleeps they never leave them)
+ * for EV_BUSY_POLLS empty polls; then doubling up to the cap, so an idle
+ * rank costs almost no CPU. */
+#define EV_BUSY_POLLS 256
 void hcrt__ev_backoff(ev_backoff_t *b, int progress, int cap)
 {
     double now = MPI_Wtime();
@@ -89,8 +92,10 @@ static hcrt__event_t *pop(ev_queue_t *q, int idle, int sleep_us)
 {
     hcrt__event_t *ev;
 
+    if (idle && sleep_us == 1)
+        sched_yield();
     pthread_mutex_lock(&q->lock);
-    if (idle && sleep_us > 0 && !q->stop)
+    if (idle && sleep_us > 1 && !q->stop)
         timed_wait(q, sleep_us);
     while (!q->head && !q->stop)
         pthread_cond_wait(&q->cond, &q->lock);

@@ -501,6 +501,17 @@ hcrt_status_t hcrt__dm_lookup(const hcrt__dm_t *dm, const void *addr,
     return HCRT_OK;
 }
 
+hcrt_status_t hcrt__dm_extent(const hcrt__dm_t *dm, const void *addr,
+                              void **begin, int64_t *size)
+{
+    dm_buf_t *b = buf_containing(dm, (uintptr_t)addr, 1);
+    if (b == NULL)
+        return HCRT_ERR_NOT_FOUND;
+    *begin = (void *)b->begin;
+    *size = (int64_t)b->size;
+    return HCRT_OK;
+}
+
 int64_t hcrt__dm_refcount(const hcrt__dm_t *dm, const void *addr)
 {
     dm_buf_t *b = buf_containing(dm, (uintptr_t)addr, 1);

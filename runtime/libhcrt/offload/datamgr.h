@@ -90,6 +90,10 @@ hcrt_status_t hcrt__dm_plan_task(hcrt__dm_t *dm, const hcrt__ofl_task_desc_t *t,
  * kernel's argument on node n is (n's copy of buf) + off. */
 hcrt_status_t hcrt__dm_lookup(const hcrt__dm_t *dm, const void *addr,
                               uint64_t *buf, uint64_t *off, uintptr_t *host);
+/* The mapped range holding addr: its host start and size.
+ * HCRT_ERR_NOT_FOUND if unmapped. */
+hcrt_status_t hcrt__dm_extent(const hcrt__dm_t *dm, const void *addr,
+                              void **begin, int64_t *size);
 /* Reference count of the mapping holding addr, or -1 if unmapped. */
 int64_t hcrt__dm_refcount(const hcrt__dm_t *dm, const void *addr);
 int32_t hcrt__dm_nbuffers(const hcrt__dm_t *dm);

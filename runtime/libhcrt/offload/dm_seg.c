@@ -329,15 +329,36 @@ hcrt_status_t hcrt__dm_make_valid(hcrt__dm_t *dm, dm_buf_t *b, uint64_t off,
     return st;
 }
 
+/* What a reader of a kernel's output on `node` must wait for, besides the
+ * kernel itself: the op bringing the copy the kernel started from, else
+ * the node's allocation. Readers the kernel is ordered before wait for it
+ * anyway; this matters for tasks running next to it (no depend edge),
+ * which may read the copy while the kernel runs: legal when the kernel
+ * only reads it (a write would be a race), but never before it exists. */
+static int64_t write_wait(const hcrt__dm_t *dm, const dm_buf_t *b,
+                          const dm_seg_t *s, int node)
+{
+    int32_t have = holder_of(s, node);
+    if (have >= 0)
+        return s->h[have].op >= dm->settled ? s->h[have].op : -1;
+    for (int32_t i = 0; i < b->naop; i++)
+        if (b->aop[i].node == node && b->aop[i].op >= dm->settled)
+            return b->aop[i].op;
+    return -1;
+}
+
 hcrt_status_t hcrt__dm_write(hcrt__dm_t *dm, dm_buf_t *b, uint64_t off,
                              uint64_t len, int node, int64_t op)
 {
     int32_t i;
     hcrt_status_t st = hcrt__dm_seg_split(b, off, len, &i);
     uint64_t v = ++dm->next_version;
-    dm_holder_t h = {
-        .node = node, .round = op >= 0 ? 1 : 0, .epoch = dm->epoch, .op = op};
     for (; st == HCRT_OK && i < b->nseg && b->seg[i].off < off + len; i++) {
+        dm_holder_t h = {.node = node,
+                         .round = op >= 0 ? 1 : 0,
+                         .epoch = dm->epoch,
+                         .op = op >= 0 ? op
+                                       : write_wait(dm, b, &b->seg[i], node)};
         b->seg[i].nh = 0; /* every other copy is stale now */
         b->seg[i].version = v;
         b->seg[i].writer = node;

@@ -37,6 +37,20 @@ static int dep_names_map(const hcrt_depend_info_t *d, const hcrt__ofl_map_t *m)
                              m->size) > 0;
 }
 
+/* The live engine keeps the default (ALL); tests of the clause rule and a
+ * runtime that trusts its programs' clauses (OMPC's contract) set CLAUSES. */
+static hcrt__ofl_write_rule_t write_rule = HCRT_OFL_WRITES_ALL;
+
+void hcrt__ofl_set_write_rule(hcrt__ofl_write_rule_t rule)
+{
+    write_rule = rule;
+}
+
+hcrt__ofl_write_rule_t hcrt__ofl_get_write_rule(void)
+{
+    return write_rule;
+}
+
 int hcrt__ofl_map_writes(hcrt__ofl_kind_t kind, const hcrt__ofl_map_t *m,
                          const hcrt_depend_info_t *deps, int32_t ndeps)
 {
@@ -51,6 +65,13 @@ int hcrt__ofl_map_writes(hcrt__ofl_kind_t kind, const hcrt__ofl_map_t *m,
     default:
         return 0;
     }
+    /* A kernel may store into any device data it can reach, whatever its
+     * map type (`to`, `alloc`, present) or depend items say: `depend(in:)`
+     * on data the kernel writes is legal when no concurrent task reads it
+     * (OpenMP_VV's depend tests do it). So by default every mapped buffer
+     * is a possible write. */
+    if (write_rule == HCRT_OFL_WRITES_ALL)
+        return 1;
     int named = 0, writes = 0;
     for (int32_t i = 0; i < ndeps; i++) {
         if (!dep_names_map(&deps[i], m))
@@ -62,6 +83,17 @@ int hcrt__ofl_map_writes(hcrt__ofl_kind_t kind, const hcrt__ofl_map_t *m,
     if (named)
         return writes;
     return (m->type & HCRT_OFL_MAP_FROM) != 0;
+}
+
+int hcrt__ofl_map_shared_read(const hcrt__ofl_map_t *m,
+                              const hcrt_depend_info_t *deps, int32_t ndeps)
+{
+    if ((m->type & (HCRT_OFL_MAP_TO | HCRT_OFL_MAP_FROM)) != HCRT_OFL_MAP_TO)
+        return 0;
+    for (int32_t i = 0; i < ndeps; i++)
+        if (dep_names_map(&deps[i], m) && (deps[i].flags & ~HCRT_OFL_DEP_IN))
+            return 0;
+    return 1;
 }
 
 hcrt_status_t hcrt__ofl_classify(const hcrt__ofl_map_t *maps, int32_t nmaps,

@@ -1,0 +1,524 @@
+/*
+ * ofl_exec.c - the head's executor of offload tasks: runs the data
+ * manager's plans and the kernel of each task over the event system.
+ *
+ * An executor walks its task's `pre` plan, the kernel, then `post`, one
+ * op at a time (ops of one plan run in order); an op whose `wait_op` has
+ * not completed parks the executor on a list (no thread) until it does.
+ * Async executors (target nowait) move on in event callbacks, so a
+ * thousand in-flight tasks cost memory only; sync ones (undeferred
+ * regions, data constructs) run on the caller's thread with `sync` events,
+ * the fast path of the event system.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "libhcrt/config.h"
+#include "libhcrt/core.h"
+#include "libhcrt/log.h"
+#include "libhcrt/offload/ofl_exec_int.h"
+
+ofl_state_t hcrt__ofl;
+
+/* libomp's, without omp.h (whose enum type we do not need). */
+extern void ofl_fulfill_event(uintptr_t ev) __asm__("omp_fulfill_event");
+
+int hcrt__offload_ndev(void)
+{
+    return hcrt__ofl.ndev;
+}
+
+void hcrt__offload_init(MPI_Comm comm)
+{
+    int rank, size;
+
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &size);
+    if (size < 2 || !hcrt__config_bool("HCRT_OFFLOAD"))
+        return;
+    /* Types first: the head may send as soon as its own init returns. */
+    hcrt__ofl_node_register();
+    if (hcrt__event_init(comm, NULL) != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_TARGET, "cannot start the event system for "
+                                    "target offload (see above); set "
+                                    "HCRT_OFFLOAD=0 to run target regions on "
+                                    "the head");
+    ofl_state_t *s = &hcrt__ofl;
+    s->rank = rank;
+    s->size = size;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->cv, NULL);
+    s->policy = hcrt__config_enum("HCRT_OFFLOAD_POLICY");
+    if (rank == 0) {
+        if (hcrt__dm_create(size, &s->dm) != HCRT_OK)
+            hcrt_fatal(HCRT_MOD_TARGET, "out of memory for the data manager");
+        s->load_ns = calloc((size_t)size, sizeof(double));
+    }
+    s->up = 1;
+    s->ndev = size - 1;
+    hcrt_info(HCRT_MOD_TARGET, "target offload up: %d device(s) = ranks 1..%d",
+              s->ndev, s->ndev);
+}
+
+void hcrt__offload_fini(void)
+{
+    if (!hcrt__ofl.up)
+        return;
+    hcrt__ofl.ndev = 0;
+    hcrt__ofl.up = 0;
+    hcrt__event_fini();
+    if (hcrt__ofl.dm)
+        hcrt__dm_destroy(hcrt__ofl.dm);
+    hcrt__ofl.dm = NULL;
+    free(hcrt__ofl.load_ns);
+    free(hcrt__ofl.opdone);
+}
+
+void hcrt__offload_print(FILE *out)
+{
+    ofl_state_t *s = &hcrt__ofl;
+    if (!s->up || s->rank != 0)
+        return;
+    fprintf(out,
+            "offload: %d device(s), policy %s; kernels launched %ld, data "
+            "ops %ld, most tasks in flight at once %ld\n",
+            s->ndev,
+            s->policy == 1   ? "rr"
+            : s->policy == 2 ? "locality"
+                             : "eft",
+            atomic_load(&s->launched), atomic_load(&s->ops_run),
+            atomic_load(&s->max_inflight));
+}
+
+/* ---- op table: which planned ops have completed (lock held) -------------- */
+
+static int op_done(int64_t id)
+{
+    ofl_state_t *s = &hcrt__ofl;
+    return id < s->op_base || id >= s->op_end || s->opdone[id - s->op_base];
+}
+
+void hcrt__ofl_ops_add(const hcrt__dm_plan_t *p)
+{
+    ofl_state_t *s = &hcrt__ofl;
+
+    if (s->ops_live == 0 && s->blocked == NULL) {
+        /* Every planned op has completed: start the table afresh. */
+        hcrt__dm_settle(s->dm);
+        s->op_base = s->op_end;
+        memset(s->opdone, 0, (size_t)s->op_cap);
+    }
+    for (int32_t i = 0; i < p->n; i++) {
+        int64_t id = p->ops[i].id;
+        if (id < s->op_base) /* cannot happen: ids grow */
+            hcrt_fatal(HCRT_MOD_TARGET, "offload op ids went backwards");
+        while (id - s->op_base >= s->op_cap) {
+            int64_t live = s->op_end - s->op_base, cap = s->op_cap;
+            /* Shift out the completed prefix before growing. */
+            int64_t k = 0;
+            while (k < live && s->opdone[k])
+                k++;
+            if (k > 0) {
+                memmove(s->opdone, s->opdone + k, (size_t)(cap - k));
+                memset(s->opdone + cap - k, 0, (size_t)k);
+                s->op_base += k;
+                continue;
+            }
+            int64_t ncap = cap ? 2 * cap : 4096;
+            uint8_t *v = realloc(s->opdone, (size_t)ncap);
+            if (!v)
+                hcrt_fatal(HCRT_MOD_TARGET, "out of memory for offload ops");
+            memset(v + cap, 0, (size_t)(ncap - cap));
+            s->opdone = v, s->op_cap = ncap;
+        }
+        if (id >= s->op_end)
+            s->op_end = id + 1;
+        s->ops_live++;
+    }
+}
+
+static void advance(ofl_x_t *x);
+
+/* Marks op id complete and restarts the executors that waited for it. */
+static void mark_done(int64_t id)
+{
+    ofl_state_t *s = &hcrt__ofl;
+    ofl_x_t *ready = NULL, **pp;
+
+    pthread_mutex_lock(&s->lock);
+    if (id >= s->op_base && id < s->op_end && !s->opdone[id - s->op_base]) {
+        s->opdone[id - s->op_base] = 1;
+        s->ops_live--;
+    }
+    for (pp = &s->blocked; *pp;) {
+        ofl_x_t *x = *pp;
+        if (op_done(x->wait_id)) {
+            *pp = x->next_blocked;
+            x->next_blocked = ready;
+            ready = x;
+        } else {
+            pp = &x->next_blocked;
+        }
+    }
+    pthread_cond_broadcast(&s->cv);
+    pthread_mutex_unlock(&s->lock);
+    atomic_fetch_add(&s->ops_run, 1);
+    while (ready) {
+        ofl_x_t *x = ready;
+        ready = x->next_blocked;
+        advance(x);
+    }
+}
+
+/* Whether x must wait for op id: async executors are parked (1), sync
+ * ones sleep here until it completes (0). */
+static int must_park(ofl_x_t *x, int64_t id)
+{
+    ofl_state_t *s = &hcrt__ofl;
+    int park = 0;
+
+    pthread_mutex_lock(&s->lock);
+    if (x->sync) {
+        while (!op_done(id))
+            pthread_cond_wait(&s->cv, &s->lock);
+    } else if (!op_done(id)) {
+        x->wait_id = id;
+        x->next_blocked = s->blocked;
+        s->blocked = x;
+        park = 1;
+    }
+    pthread_mutex_unlock(&s->lock);
+    return park;
+}
+
+/* ---- one op -------------------------------------------------------------- */
+
+static void fail(const char *what, int node, hcrt_status_t st)
+{
+    hcrt_fatal(HCRT_MOD_TARGET, "target offload: %s on node %d failed: %s",
+               what, node, hcrt_strerror(st));
+}
+
+static void op_finish(ofl_x_t *x, const hcrt__dm_op_t *op, hcrt_status_t st)
+{
+    if (st != HCRT_OK)
+        fail(op->kind == HCRT_DM_OP_COPY ? "a data copy" : "a data operation",
+             op->dst == HCRT_DM_HOST ? op->src : op->dst, st);
+    if (x->stage_host) /* a copy home: from the staging buffer */
+        memcpy(x->stage_host, x->stage, x->stage_len);
+    free(x->stage);
+    x->stage = x->stage_host = NULL;
+    x->opi++;
+    mark_done(op->id);
+}
+
+static const hcrt__dm_op_t *cur_op(ofl_x_t *x)
+{
+    return &(x->phase == 0 ? &x->pre : &x->post)->ops[x->opi];
+}
+
+static void op_cb(hcrt__event_t *ev, void *arg)
+{
+    ofl_x_t *x = arg;
+    op_finish(x, cur_op(x), hcrt__event_status(ev));
+    advance(x);
+}
+
+/* Sends or waits the event of op; sync: completes it before returning. */
+static void op_start(ofl_x_t *x, const hcrt__dm_op_t *op)
+{
+    hcrt__event_send_t s = {.timeout = HCRT_EVENT_TIMEOUT_DEFAULT,
+                            .sync = x->sync,
+                            .done = x->sync ? NULL : op_cb,
+                            .arg = x};
+    ofl_buf_hdr_t bh = {op->buf, op->off, op->len};
+    ofl_attach_hdr_t ah = {op->buf, op->off, op->tbuf, op->toff};
+    hcrt__event_buf_t b = {0};
+    hcrt__event_t *ev = NULL, **evp = x->sync ? &ev : NULL;
+    hcrt_status_t st;
+
+    s.hdr = &bh, s.hdr_len = sizeof(bh);
+    switch (op->kind) {
+    case HCRT_DM_OP_ALLOC:
+        s.type = OFL_EV_ALLOC, s.dest = op->dst;
+        break;
+    case HCRT_DM_OP_FREE:
+        s.type = OFL_EV_FREE, s.dest = op->dst;
+        break;
+    case HCRT_DM_OP_ATTACH:
+        s.type = OFL_EV_ATTACH, s.dest = op->dst;
+        s.hdr = &ah, s.hdr_len = sizeof(ah);
+        break;
+    case HCRT_DM_OP_COPY:
+        /* Host memory is staged: it may be DSM memory, which MPI must not
+         * touch, and the caller may change it once the construct ends. */
+        x->stage_len = op->len;
+        x->stage = malloc(op->len ? op->len : 1);
+        if (!x->stage)
+            hcrt_fatal(HCRT_MOD_TARGET, "out of memory staging %llu bytes",
+                       (unsigned long long)op->len);
+        b = (hcrt__event_buf_t){x->stage, op->len};
+        if (op->src == HCRT_DM_HOST) {
+            memcpy(x->stage, (void *)(op->host + op->off), op->len);
+            s.type = OFL_EV_PUT, s.dest = op->dst;
+            s.nbufs = 1, s.bufs = &b;
+        } else if (op->dst == HCRT_DM_HOST) {
+            x->stage_host = (void *)(op->host + op->off);
+            s.type = OFL_EV_GET, s.dest = op->src;
+            s.nreply = 1, s.reply_bufs = &b;
+        } else { /* worker to worker: the head only sends two headers */
+            free(x->stage);
+            x->stage = NULL;
+            st = hcrt__event_forward(op->src, op->dst, OFL_EV_PUT, &bh,
+                                     sizeof(bh), HCRT_EVENT_TIMEOUT_DEFAULT,
+                                     x->sync ? NULL : op_cb, x, evp);
+            goto sent;
+        }
+        break;
+    default:
+        hcrt_fatal(HCRT_MOD_TARGET, "unknown data manager op %d", op->kind);
+    }
+    st = hcrt__event_send(&s, evp);
+sent:
+    if (st != HCRT_OK)
+        fail("sending a data operation", s.dest, st);
+    if (x->sync) {
+        st = hcrt__event_wait(ev, -1.0);
+        hcrt__event_release(ev);
+        op_finish(x, op, st);
+    }
+}
+
+/* ---- the kernel ------------------------------------------------------------
+ */
+
+static void kernel_finish(ofl_x_t *x, hcrt__event_t *ev)
+{
+    hcrt_status_t st = hcrt__event_status(ev);
+    size_t len;
+    const ofl_kernel_reply_t *r = hcrt__event_reply_hdr(ev, &len);
+
+    if (st != HCRT_OK)
+        fail("a kernel", x->node, st);
+    if (len >= sizeof(*r))
+        hcrt__ofl_kernel_learn(x->kh.kernel, x->node, (double)r->run_ns);
+    x->phase = 2;
+    x->opi = 0;
+}
+
+static void kernel_cb(hcrt__event_t *ev, void *arg)
+{
+    ofl_x_t *x = arg;
+    kernel_finish(x, ev);
+    advance(x);
+}
+
+static void kernel_start(ofl_x_t *x)
+{
+    hcrt__event_buf_t b[2];
+    int nb = 0;
+    if (x->xparams)
+        b[nb++] = (hcrt__event_buf_t){x->xparams,
+                                      x->kh.nparams * sizeof(ofl_param_t)};
+    if (x->priv)
+        b[nb++] = (hcrt__event_buf_t){x->priv, x->priv_len};
+    hcrt__event_send_t s = {.type = OFL_EV_KERNEL,
+                            .dest = x->node,
+                            .hdr = &x->kh,
+                            .hdr_len = x->kh_len,
+                            .nbufs = nb,
+                            .bufs = b,
+                            .timeout = HCRT_EVENT_TIMEOUT_NONE,
+                            .sync = x->sync,
+                            .done = x->sync ? NULL : kernel_cb,
+                            .arg = x};
+    hcrt__event_t *ev = NULL;
+    hcrt_status_t st = hcrt__event_send(&s, x->sync ? &ev : NULL);
+    if (st != HCRT_OK)
+        fail("sending a kernel", x->node, st);
+    atomic_fetch_add(&hcrt__ofl.launched, 1);
+    if (x->sync) {
+        hcrt__event_wait(ev, -1.0);
+        kernel_finish(x, ev);
+        hcrt__event_release(ev);
+    }
+}
+
+static void x_finish(ofl_x_t *x)
+{
+    ofl_state_t *s = &hcrt__ofl;
+
+    pthread_mutex_lock(&s->lock);
+    s->load_ns[x->node] -= x->est_ns;
+    if (s->load_ns[x->node] < 0)
+        s->load_ns[x->node] = 0;
+    hcrt__ofl_claims_drop(x);
+    pthread_mutex_unlock(&s->lock);
+    atomic_fetch_sub(&s->inflight, 1);
+    if (x->sync) {
+        atomic_store(&x->done, 1);
+        return;
+    }
+    uintptr_t evt = x->omp_event;
+    hcrt__ofl_x_free(x);
+    if (evt)
+        ofl_fulfill_event(evt);
+}
+
+/* A FREE completes on its own: nothing after it waits for it except
+ * through the op table (buffer ids are never reused), so nobody waits. */
+static void free_cb(hcrt__event_t *ev, void *arg)
+{
+    hcrt_status_t st = hcrt__event_status(ev);
+    if (st != HCRT_OK)
+        hcrt_warn(HCRT_MOD_TARGET, "freeing a device buffer on node %d: %s",
+                  hcrt__event_peer(ev), hcrt_strerror(st));
+    mark_done((int64_t)(intptr_t)arg);
+}
+
+static void free_start(const hcrt__dm_op_t *op)
+{
+    ofl_buf_hdr_t bh = {op->buf, op->off, op->len};
+    hcrt__event_send_t s = {.type = OFL_EV_FREE,
+                            .dest = op->dst,
+                            .hdr = &bh,
+                            .hdr_len = sizeof(bh),
+                            .done = free_cb,
+                            .arg = (void *)(intptr_t)op->id};
+    hcrt_status_t st = hcrt__event_send(&s, NULL);
+    if (st != HCRT_OK)
+        fail("sending a data operation", op->dst, st);
+}
+
+/* Moves x on as far as it can go without waiting (async) or to its end
+ * (sync). */
+static void advance(ofl_x_t *x)
+{
+    for (;;) {
+        if (x->phase == 1) {
+            if (!x->has_kernel) {
+                x->phase = 2, x->opi = 0;
+                continue;
+            }
+            kernel_start(x);
+            if (!x->sync)
+                return; /* kernel_cb goes on */
+            continue;
+        }
+        if (x->phase == 3) {
+            x_finish(x);
+            return;
+        }
+        hcrt__dm_plan_t *p = x->phase == 0 ? &x->pre : &x->post;
+        if (x->opi >= p->n) {
+            x->phase++;
+            x->opi = 0;
+            continue;
+        }
+        const hcrt__dm_op_t *op = &p->ops[x->opi];
+        if (op->wait_op >= 0 && must_park(x, op->wait_op))
+            return; /* mark_done restarts it */
+        if (op->kind == HCRT_DM_OP_WAIT) {
+            x->opi++;
+            mark_done(op->id);
+            continue;
+        }
+        if (op->kind == HCRT_DM_OP_FREE) { /* fire and forget */
+            x->opi++;
+            free_start(op);
+            continue;
+        }
+        op_start(x, op);
+        if (!x->sync)
+            return; /* op_cb goes on */
+    }
+}
+
+void hcrt__ofl_x_start(ofl_x_t *x)
+{
+    long n = atomic_fetch_add(&hcrt__ofl.inflight, 1) + 1;
+    long m = atomic_load(&hcrt__ofl.max_inflight);
+    while (n > m &&
+           !atomic_compare_exchange_weak(&hcrt__ofl.max_inflight, &m, n))
+        ;
+    x->phase = 0;
+    x->opi = 0;
+    advance(x);
+}
+
+void hcrt__ofl_x_free(ofl_x_t *x)
+{
+    hcrt__dm_plan_fini(&x->pre);
+    hcrt__dm_plan_fini(&x->post);
+    free(x->xparams);
+    free(x->priv);
+    free(x->cbuf);
+    free(x->cshared);
+    free(x);
+}
+
+/* ---- learned kernel times per node (EWMA) -------------------------------- */
+
+typedef struct ktime {
+    uint64_t kernel;
+    double *ns; /* per node, < 0: unknown */
+    struct ktime *next;
+} ktime_t;
+
+#define KT_BUCKETS 1024
+static ktime_t *kt[KT_BUCKETS];
+static pthread_mutex_t kt_lock = PTHREAD_MUTEX_INITIALIZER;
+#define KT_DEFAULT_NS 100000.0 /* an unknown kernel: 100 us */
+#define KT_ALPHA 0.3
+
+static ktime_t *kt_get(uint64_t kernel, int create)
+{
+    ktime_t **pp = &kt[kernel % KT_BUCKETS], *k;
+    for (k = *pp; k; k = k->next)
+        if (k->kernel == kernel)
+            return k;
+    if (!create || !(k = calloc(1, sizeof(*k))))
+        return NULL;
+    k->ns = malloc((size_t)hcrt__ofl.size * sizeof(double));
+    if (!k->ns) {
+        free(k);
+        return NULL;
+    }
+    for (int i = 0; i < hcrt__ofl.size; i++)
+        k->ns[i] = -1;
+    k->kernel = kernel;
+    k->next = *pp;
+    *pp = k;
+    return k;
+}
+
+double hcrt__ofl_kernel_est(uint64_t kernel, int node)
+{
+    double v = KT_DEFAULT_NS, sum = 0;
+    int n = 0;
+
+    pthread_mutex_lock(&kt_lock);
+    ktime_t *k = kt_get(kernel, 0);
+    if (k && k->ns[node] >= 0) {
+        v = k->ns[node];
+    } else if (k) { /* known elsewhere: the mean of the other nodes */
+        for (int i = 1; i < hcrt__ofl.size; i++)
+            if (k->ns[i] >= 0)
+                sum += k->ns[i], n++;
+        if (n)
+            v = sum / n;
+    }
+    pthread_mutex_unlock(&kt_lock);
+    return v;
+}
+
+void hcrt__ofl_kernel_learn(uint64_t kernel, int node, double ns)
+{
+    pthread_mutex_lock(&kt_lock);
+    ktime_t *k = kt_get(kernel, 1);
+    if (k)
+        k->ns[node] =
+            k->ns[node] < 0 ? ns : (1 - KT_ALPHA) * k->ns[node] + KT_ALPHA * ns;
+    pthread_mutex_unlock(&kt_lock);
+}
