@@ -1,6 +1,7 @@
 /* hcrun: launch an hcc program on N nodes (MPI ranks) with defaults that
  * suit hybrid MPI+OpenMP runs:
- *  - one rank per node, OMP_NUM_THREADS = cores/N unless set (or --threads);
+ *  - one rank per node, OMP_NUM_THREADS = cores/N unless set (or --threads;
+ *    a list --threads 4,2 gives node k its own count via HCRT_NODE_THREADS);
  *  - ranks get disjoint cores (--map-by slot:PE=T --bind-to core) when they
  *    fit, else --oversubscribe --bind-to none, never Open MPI's default of
  *    binding a multi-threaded rank to a single core;
@@ -22,7 +23,9 @@ extern char **environ;
 
 typedef struct run_opts {
   long ranks;
-  long threads; /* 0: not given */
+  long threads;            /* 0: not given; a list: its largest count */
+  const char *thread_list; /* --threads with several counts, else NULL */
+  int thread_items;
   int verbose, dry_run;
   int user_bind, user_map, user_oversub, user_hosts;
   strvec_t mpi_args; /* passthrough mpirun options, in order */
@@ -83,18 +86,24 @@ static int mpirun_values(const char *a) {
 }
 
 static void usage(FILE *out) {
-  fprintf(out, "usage: hcrun [-n N] [--threads T] [-v] [--dry-run] "
-               "[--host-file F] [mpirun options] program [args...]\n"
-               "  -n, -np N        number of nodes (MPI ranks), default 1\n"
-               "  --threads T      OpenMP threads per node (OMP_NUM_THREADS)\n"
-               "  --host-file F    hosts to run on (mpirun --hostfile)\n"
-               "  -v, --verbose    print the mpirun command before running it\n"
-               "  --dry-run        print the mpirun command, do not run it\n"
-               "  HCC_MPIRUN       mpirun to use (default: mpirun in PATH)\n");
+  fprintf(out,
+          "usage: hcrun [-n N] [--threads T] [-v] [--dry-run] "
+          "[--host-file F] [mpirun options] program [args...]\n"
+          "  -n, -np N        number of nodes (MPI ranks), default 1\n"
+          "  --threads T      OpenMP threads per node (OMP_NUM_THREADS);\n"
+          "  --threads T0,T1  per node: node k gets Tk (HCRT_NODE_THREADS)\n"
+          "  --host-file F    hosts to run on (mpirun --hostfile)\n"
+          "  -v, --verbose    print the mpirun command before running it\n"
+          "  --dry-run        print the mpirun command, do not run it\n"
+          "  HCC_MPIRUN       mpirun to use (default: mpirun in PATH)\n");
 }
 
 static int parse_count(const char *flag, const char *s, long *out) {
   char *end;
+  if (!s) {
+    fprintf(stderr, "hcrun: error: option %s needs a value\n", flag);
+    return -1;
+  }
   long v = s ? strtol(s, &end, 10) : 0;
   if (!s || !*s || *end || v < 1 || v > 1000000) {
     fprintf(stderr,
@@ -105,6 +114,73 @@ static int parse_count(const char *flag, const char *s, long *out) {
   }
   *out = v;
   return 0;
+}
+
+/* --threads T or T0,T1,...: every count positive; a list is passed to the
+ * runtime as HCRT_NODE_THREADS (the largest count sizes the placement). */
+static int parse_threads(const char *flag, const char *s, run_opts_t *o) {
+  long max = 0;
+  int items = 0;
+  for (const char *p = s; p && *p;) {
+    char *end;
+    long v = strtol(p, &end, 10);
+    if (!isdigit((unsigned char)*p) || v < 1 || v > 4096 ||
+        (*end && *end != ','))
+      break;
+    max = v > max ? v : max;
+    items++;
+    p = *end ? end + 1 : end;
+    if (!*p && *end == ',')
+      max = 0; /* a trailing comma */
+  }
+  if (!s || max == 0 || (int)strspn(s, "0123456789,") != (int)strlen(s) ||
+      strstr(s, ",,")) {
+    fprintf(stderr,
+            "hcrun: error: invalid value '%s' for %s: expected a thread "
+            "count 1..4096 or one count per node like 4,2\n",
+            s ? s : "", flag);
+    return -1;
+  }
+  o->threads = max;
+  o->thread_list = items > 1 ? s : NULL;
+  o->thread_items = items;
+  return 0;
+}
+
+/* Options of hcrun itself; a near miss of one is an error, not something
+ * to hand to mpirun (where `--thread 4` would run a program named 4). */
+static const char *const own_options[] = {
+    "--threads", "--host-file", "--dry-run", "--verbose", "--help", NULL};
+
+static size_t distance(const char *a, const char *b) {
+  size_t la = strlen(a), lb = strlen(b), row[64];
+  if (lb >= 64 || la >= 64)
+    return 64;
+  for (size_t j = 0; j <= lb; j++)
+    row[j] = j;
+  for (size_t i = 1; i <= la; i++) {
+    size_t diag = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= lb; j++) {
+      size_t up = row[j], best = diag + (a[i - 1] != b[j - 1]);
+      best = row[j] + 1 < best ? row[j] + 1 : best;
+      best = row[j - 1] + 1 < best ? row[j - 1] + 1 : best;
+      row[j] = best;
+      diag = up;
+    }
+  }
+  return row[lb];
+}
+
+static const char *near_miss(const char *a) {
+  if (strncmp(a, "--", 2) != 0)
+    return NULL;
+  char name[64];
+  snprintf(name, sizeof(name), "%.*s", (int)strcspn(a, "="), a);
+  for (const char *const *o = own_options; *o; o++)
+    if (strcmp(name, *o) != 0 && distance(name, *o) <= 2)
+      return *o;
+  return NULL;
 }
 
 static void note_user_policy(run_opts_t *o, const char *a) {
@@ -130,9 +206,19 @@ static int parse(run_opts_t *o, int argc, char **argv) {
         return -1;
       i++;
     } else if (!strcmp(a, "--threads") || !strcmp(a, "-t")) {
-      if (parse_count(a, next, &o->threads) < 0)
+      if (parse_threads(a, next, o) < 0)
         return -1;
       i++;
+    } else if (!strncmp(a, "--threads=", 10)) {
+      if (parse_threads("--threads", a + 10, o) < 0)
+        return -1;
+    } else if (near_miss(a)) {
+      fprintf(stderr,
+              "hcrun: error: unknown option '%s'; did you mean '%s'? "
+              "(hcrun --help lists hcrun's options; mpirun's are passed "
+              "through)\n",
+              a, near_miss(a));
+      return -1;
     } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
       o->verbose = 1;
     } else if (!strcmp(a, "--dry-run") || !strcmp(a, "-###")) {
@@ -169,6 +255,13 @@ static int parse(run_opts_t *o, int argc, char **argv) {
     return -1;
   }
   o->prog = &argv[i];
+  if (o->thread_items > o->ranks) {
+    fprintf(stderr,
+            "hcrun: error: --threads %s gives %d counts for %ld node(s): "
+            "give at most one count per node (-n)\n",
+            o->thread_list, o->thread_items, o->ranks);
+    return -1;
+  }
   return 0;
 }
 
@@ -192,6 +285,8 @@ static void add_placement(run_opts_t *o, strvec_t *cmd, long cores) {
     per_rank = 1;
   if (!o->threads && !env && !o->user_hosts)
     setenv("OMP_NUM_THREADS", hcc_asprintf("%ld", per_rank), 1);
+  if (o->thread_list)
+    setenv("HCRT_NODE_THREADS", o->thread_list, 1);
   if (o->user_hosts) {
     if (!o->user_bind)
       strvec_push(cmd, "--bind-to"), strvec_push(cmd, "none");
@@ -262,7 +357,7 @@ int main(int argc, char **argv) {
             mpirun ? mpirun : "mpirun");
     return 1;
   }
-  if (o.threads)
+  if (o.threads && !o.thread_list)
     setenv("OMP_NUM_THREADS", hcc_asprintf("%ld", o.threads), 1);
   strvec_t cmd;
   strvec_init(&cmd);
@@ -282,6 +377,8 @@ int main(int argc, char **argv) {
   if (o.verbose || o.dry_run) {
     const char *t = getenv("OMP_NUM_THREADS");
     fprintf(stderr, "hcrun: OMP_NUM_THREADS=%s\n", t ? t : "(unset)");
+    if (o.thread_list)
+      fprintf(stderr, "hcrun: HCRT_NODE_THREADS=%s\n", o.thread_list);
     fprintf(stderr, "hcrun:");
     hcc_print_command(stderr, cmd.v);
   }

@@ -2,14 +2,18 @@
  * stats.c - the end-of-run statistics report (HCRT_STATS=1).
  *
  * Modules register one printer per section during init; the head prints all
- * sections at exit, in registration order, under one header.
+ * sections at exit, in registration order, under one header. The per-node
+ * sections (observe.c, obs_report.c) are added at shutdown, once every
+ * rank's figures have reached the head, and print last.
  */
 #include <stdio.h>
 
+#include "libhcrt/config.h"
 #include "libhcrt/core.h"
 #include "libhcrt/log.h"
 #include "libhcrt/runtime.h"
 #include "libhcrt/stats.h"
+#include "libhcrt/trace.h"
 
 #define MAX_SECTIONS 32
 
@@ -23,10 +27,14 @@ int hcrt__stats_on;
 static section_t sections[MAX_SECTIONS];
 static int nsections;
 static uint64_t start_ns;
+static int final_done;
 
 void hcrt__stats_init(void)
 {
     start_ns = hcrt__now_ns();
+    hcrt__obs_init();
+    /* The trace needs the region timings that HCRT_STATS turns on. */
+    hcrt__stats_on |= hcrt__obs_on;
 }
 
 void hcrt__stats_register(const char *title, hcrt_stats_print_cb cb, void *arg)
@@ -51,6 +59,10 @@ void hcrt__stats_report(FILE *out)
 {
     double wall = (double)(hcrt__now_ns() - start_ns) * 1e-9;
 
+    /* After the final report (shutdown), and in a run that only traces
+     * (HCRT_TRACE turns the counters on), there is nothing to print. */
+    if (final_done || (hcrt__trace_on && !hcrt__config_bool("HCRT_STATS")))
+        return;
     fprintf(out,
             "==== hcrt statistics: %d node(s), head %s, wall %.3f s "
             "====\n",
@@ -61,4 +73,10 @@ void hcrt__stats_report(FILE *out)
     }
     fprintf(out, "==== end of hcrt statistics ====\n");
     fflush(out);
+}
+
+void hcrt__stats_report_final(FILE *out)
+{
+    hcrt__stats_report(out);
+    final_done = 1;
 }

@@ -2,8 +2,8 @@
  * stats.h - the end-of-run statistics report (internal).
  *
  * Modules register a section printer; with HCRT_STATS=1 the head prints all
- * sections as one table at exit (workers send theirs to the head once the
- * cluster runtime exists). Counters themselves live in each module.
+ * sections as one table at exit, after the workers' per-node figures
+ * reached it (obs_report.c). Counters themselves live in each module.
  */
 #ifndef HCRT_STATS_H
 #define HCRT_STATS_H
@@ -17,5 +17,8 @@ void hcrt__stats_register(const char *title, hcrt_stats_print_cb cb, void *arg);
 int hcrt__stats_enabled(void);
 /* Prints every registered section to `out` (stderr at exit). */
 void hcrt__stats_report(FILE *out);
+/* The report at shutdown, with every node's figures (obs_report.c); later
+ * calls of hcrt__stats_report print nothing. */
+void hcrt__stats_report_final(FILE *out);
 
 #endif /* HCRT_STATS_H */
