@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Task-Bench-style figures for target offload (issue #6); prints markdown.
+#
+#   bench/taskbench/run.sh [BUILD_DIR] [metg|policy|all]
+#
+# metg    METG(50%) at TB_RANKS ranks (default 2): the graph (TB_PATTERN,
+#         default stencil_1d, TB_WIDTH x TB_STEPS) is run with growing
+#         kernel iterations; efficiency = work rate / the best work rate of
+#         the sweep (Task Bench's definition: peak measured with the largest
+#         tasks), granularity = elapsed x nodes / tasks, with nodes = the
+#         devices the program sees (omp_get_num_devices(), at least 1).
+#         METG(50%) = the smallest granularity whose efficiency is >= 50%.
+# policy  the runtime's cost-based placement vs round-robin at
+#         TB_POLICY_RANKS ranks (default 4) on stencil_1d, fft and tree
+#         graphs whose points use 4 kernels of costs 1x, 3x, 5x, 7x
+#         (taskbench -u 4). The setting and its values: TB_POLICY_VAR
+#         (default HCRT_OFFLOAD_POLICY), TB_POLICY_FAST (default eft: HEFT's
+#         earliest-finish-time rule with learned kernel times) and
+#         TB_POLICY_BASE (default rr).
+#
+# Everything runs under `timeout`; the hcc binary is built into
+# BUILD_DIR/bench/taskbench. Re-run on a quiet machine: timings of a loaded
+# 2-core box are noisy (the script prints `uptime` first).
+set -euo pipefail
+src=$(cd "$(dirname "$0")/../.." && pwd)
+build=$(realpath "${1:-$src/build}")
+what=${2:-all}
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_MCA_rmaps_base_oversubscribe=1 HCRT_CLUSTER=${HCRT_CLUSTER:-1}
+out=$build/bench/taskbench
+mkdir -p "$out"
+[ -x "$build/bin/hcc" ] || { echo "run.sh: $build/bin/hcc not found: build hcc first" >&2; exit 2; }
+"$build/bin/hcc" -O2 "$src/bench/taskbench/taskbench.c" -o "$out/taskbench" 2>"$out/build.log" ||
+    { cat "$out/build.log" >&2; exit 1; }
+
+tb() { # tb RANKS ARGS...: one run, its key=value line (or "failed") on stdout
+    local np=$1
+    shift
+    echo "== hcrun -n $np taskbench $*" >>"$out/run.err"
+    timeout -k 5 600 "$build/bin/hcrun" -n "$np" --threads "${TB_THREADS:-1}" \
+        --bind-to none "$out/taskbench" "$@" 2>>"$out/run.err" | grep '^pattern=' ||
+        echo "failed"
+}
+val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; } # val KEY < line
+
+echo "load: $(uptime)"
+echo
+
+if [ "$what" = metg ] || [ "$what" = all ]; then
+    np=${TB_RANKS:-2} pat=${TB_PATTERN:-stencil_1d}
+    w=${TB_WIDTH:-4} s=${TB_STEPS:-100}
+    echo "METG(50%): $pat, width $w, $s steps, 64 B per dependency, $np ranks"
+    echo "(taskbench -p $pat -w $w -s $s -b 64 -r 6 -n -i ITER; HCRT_CLUSTER=$HCRT_CLUSTER)"
+    echo
+    echo "| iter | task (us) | tasks | elapsed (ms) | nodes | granularity (us) | efficiency |"
+    echo "|---:|---:|---:|---:|---:|---:|---:|"
+    rows=()
+    for it in ${TB_ITERS:-0 256 1024 4096 16384 65536 262144 1048576}; do
+        rows+=("$(tb "$np" -p "$pat" -w "$w" -s "$s" -b 64 -r 6 -n -i "$it")")
+    done
+    best=0
+    for r in "${rows[@]}"; do
+        [ "$r" != failed ] || continue
+        rate=$(awk -v a="$(val work_s <<<"$r")" -v e="$(val elapsed <<<"$r")" 'BEGIN { print a / e }')
+        best=$(awk -v a="$rate" -v b="$best" 'BEGIN { print (a > b ? a : b) }')
+    done
+    metg=""
+    : >"$out/metg.tsv" # granularity (us), efficiency: for plot_svg.py
+    for r in "${rows[@]}"; do
+        [ "$r" != failed ] || { echo "| failed (see $out/run.err) |"; continue; }
+        line=$(awk -v it="$(val iter <<<"$r")" -v t="$(val task_s <<<"$r")" \
+            -v n="$(val tasks <<<"$r")" -v e="$(val elapsed <<<"$r")" \
+            -v d="$(val devices <<<"$r")" -v a="$(val work_s <<<"$r")" -v best="$best" '
+            BEGIN {
+                nodes = d > 0 ? d : 1; g = e * nodes / n * 1e6; eff = a / e / best
+                printf "| %d | %.2f | %d | %.2f | %d | %.1f | %.0f%% |\t%.3f\t%.6f\n",
+                       it, t * 1e6, n, e * 1e3, nodes, g, eff * 100, eff, g
+            }')
+        echo "${line%%$'\t'*}"
+        eff=$(cut -f2 <<<"$line") g=$(cut -f3 <<<"$line")
+        printf '%s\t%s\n' "$g" "$eff" >>"$out/metg.tsv"
+        if awk -v e="$eff" 'BEGIN { exit !(e >= 0.5) }'; then
+            if [ -z "$metg" ] || awk -v g="$g" -v m="$metg" 'BEGIN { exit !(g < m) }'; then metg=$g; fi
+        fi
+    done
+    echo
+    if [ -n "$metg" ]; then metg=$(printf %.1f "$metg"); fi
+    echo "METG(50%) at $np ranks: ${metg:-none} us (goal <= 50 us)"
+    echo "(efficiency curve: $out/metg.tsv; plot: bench/taskbench/plot_svg.py $out/metg.tsv OUT.svg)"
+    echo
+fi
+
+if [ "$what" = policy ] || [ "$what" = all ]; then
+    np=${TB_POLICY_RANKS:-4} it=${TB_POLICY_ITER:-200000}
+    var=${TB_POLICY_VAR:-HCRT_OFFLOAD_POLICY} fast=${TB_POLICY_FAST:-eft} base=${TB_POLICY_BASE:-rr}
+    args=(-w 8 -s 16 -i "$it" -b 4096 -u 4 -r 4 -n)
+    echo "$fast vs $base ($var): 4 kernels of costs 1x/3x/5x/7x x $it iterations, $np ranks"
+    echo "(taskbench -p P ${args[*]})"
+    echo
+    echo "| pattern | tasks | devices | work (ms) | $fast (ms) | $base (ms) | $base / $fast |"
+    echo "|---|---:|---:|---:|---:|---:|---:|"
+    for p in stencil_1d fft tree; do
+        h=$(export "$var=$fast"; tb "$np" -p $p "${args[@]}") # subshell: local
+        r=$(export "$var=$base"; tb "$np" -p $p "${args[@]}")
+        if [ "$h" = failed ] || [ "$r" = failed ]; then
+            echo "| $p | failed ($fast: ${h%% *}, $base: ${r%% *}; see $out/run.err) |"
+            continue
+        fi
+        awk -v p=$p -v n="$(val tasks <<<"$h")" -v a="$(val work_s <<<"$h")" \
+            -v h="$(val elapsed <<<"$h")" -v r="$(val elapsed <<<"$r")" -v d="$(val devices <<<"$h")" '
+            BEGIN { printf "| %s | %d | %d | %.1f | %.1f | %.1f | %.2fx |\n", p, n, d, a * 1e3, h * 1e3, r * 1e3, r / h }'
+    done
+    echo
+fi
