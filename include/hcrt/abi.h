@@ -359,6 +359,38 @@ HCRT_ABI_EXPORT int __hcrt_posix_memalign(void **out, size_t align,
                                           size_t size);
 HCRT_ABI_EXPORT void *__hcrt_memalign(size_t align, size_t size);
 
+/* C++'s replaceable global operator new/delete (Itanium names on x86_64;
+ * `nt` is the std::nothrow_t reference, `al` the std::align_val_t): the pass
+ * renames _Znwm to __hcrt_cxx_new and so on (compiler/passes/Heap.cpp). The
+ * same contract as the C++ library's operators; delete accepts pointers of
+ * the library's own operator new. Added in ABI version 1 (additive). */
+HCRT_ABI_EXPORT void *__hcrt_cxx_new(size_t size);
+HCRT_ABI_EXPORT void *__hcrt_cxx_new_array(size_t size);
+HCRT_ABI_EXPORT void *__hcrt_cxx_new_nothrow(size_t size, const void *nt);
+HCRT_ABI_EXPORT void *__hcrt_cxx_new_array_nothrow(size_t size, const void *nt);
+HCRT_ABI_EXPORT void *__hcrt_cxx_new_aligned(size_t size, size_t al);
+HCRT_ABI_EXPORT void *__hcrt_cxx_new_array_aligned(size_t size, size_t al);
+HCRT_ABI_EXPORT void *__hcrt_cxx_new_aligned_nothrow(size_t size, size_t al,
+                                                     const void *nt);
+HCRT_ABI_EXPORT void *
+__hcrt_cxx_new_array_aligned_nothrow(size_t size, size_t al, const void *nt);
+HCRT_ABI_EXPORT void __hcrt_cxx_delete(void *p);
+HCRT_ABI_EXPORT void __hcrt_cxx_delete_array(void *p);
+HCRT_ABI_EXPORT void __hcrt_cxx_delete_sized(void *p, size_t n);
+HCRT_ABI_EXPORT void __hcrt_cxx_delete_array_sized(void *p, size_t n);
+HCRT_ABI_EXPORT void __hcrt_cxx_delete_nothrow(void *p, const void *nt);
+HCRT_ABI_EXPORT void __hcrt_cxx_delete_array_nothrow(void *p, const void *nt);
+HCRT_ABI_EXPORT void __hcrt_cxx_delete_aligned(void *p, size_t al);
+HCRT_ABI_EXPORT void __hcrt_cxx_delete_array_aligned(void *p, size_t al);
+HCRT_ABI_EXPORT void __hcrt_cxx_delete_sized_aligned(void *p, size_t n,
+                                                     size_t al);
+HCRT_ABI_EXPORT void __hcrt_cxx_delete_array_sized_aligned(void *p, size_t n,
+                                                           size_t al);
+HCRT_ABI_EXPORT void __hcrt_cxx_delete_aligned_nothrow(void *p, size_t al,
+                                                       const void *nt);
+HCRT_ABI_EXPORT void __hcrt_cxx_delete_array_aligned_nothrow(void *p, size_t al,
+                                                             const void *nt);
+
 /* Storage for stack variables whose address may reach a parallel region.
  * A frame calls __hcrt_stack_save() on entry, __hcrt_stack_alloc() for each
  * such variable (VLAs and dynamic allocas included), and

@@ -20,13 +20,16 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
+#include "libhcrt/cluster_loops.h"
 #include "libhcrt/kmp_abi.h"
 #include "libhcrt/log.h"
 #include "libhcrt/runtime.h"
 #include "libhcrt/stats.h"
+#include "libhcrt/trace.h"
 
 #define CMD_MAX_ARGS 64
 #define NSLOTS 4096 /* per-construct DSM words (dynamic loops) */
@@ -39,15 +42,21 @@ typedef struct fork_cmd {
     int32_t total; /* threads in the cluster team */
     int32_t status;
     int32_t sched_kind, sched_chunk; /* the head's run-sched ICV */
+    int32_t hint_kind, hint_pct;     /* schedule hint for the team (loops.c) */
+    uint32_t payload; /* bytes of head TLS that follow in a second bcast */
     uint64_t region_id;
     hcrt_ident_t *loc; /* same address in every rank (same binary, no ASLR) */
     void *args[CMD_MAX_ARGS];
+    uint32_t tls_off[CMD_MAX_ARGS]; /* 1 + offset in the payload, or 0 */
+    uint32_t tls_len[CMD_MAX_ARGS];
 } fork_cmd_t;
 
 int hcrt__cluster_on;
+uintptr_t hcrt__cluster_heap_lo, hcrt__cluster_heap_hi;
 hcrt_cluster_team_t hcrt__cluster_team;
 
 static MPI_Comm fork_comm = MPI_COMM_NULL;
+static MPI_Comm reduce_comm = MPI_COMM_NULL;
 static int *node_default; /* each rank's default team size */
 static int default_total;
 static int req_total;   /* omp_set_num_threads on the head (0: none) */
@@ -57,6 +66,8 @@ static _Thread_local int32_t pending_nt;
 static _Thread_local int main_thread; /* the head's thread running main */
 static int teams_active;              /* teams constructs running (head) */
 static _Thread_local int in_region;
+static volatile int region_active; /* this rank runs a cluster region */
+static int worker_done;            /* the head told this worker to leave */
 static _Thread_local uint32_t ws_seq;
 
 static struct {
@@ -123,20 +134,44 @@ void hcrt__cluster_set_main_thread(void)
     }
 }
 
-static int head_private(void *p)
+static int in_head_stack(uintptr_t v)
 {
-    uintptr_t v = (uintptr_t)p;
-
-    return (v >= stack_lo && v < stack_hi) ||
-           (v >= tls_at - (256u << 10) && v < tls_at + 4096);
+    return v >= stack_lo && v < stack_hi;
 }
 
-/* A region whose arguments reach head-private memory stays on the head. */
-static int args_shareable(const hcrt_region_desc_t *region, void **args)
+/* Static TLS of the head's main thread lies below its thread pointer (the
+ * executable's block first): copyin sources and other threadprivate data. */
+#define TLS_WINDOW (1u << 20)
+
+static int in_head_tls(uintptr_t v)
 {
-    for (int i = 0; i < region->nargs; i++)
-        if (head_private(args[i]))
+    return v >= tls_at - TLS_WINDOW && v < tls_at;
+}
+
+/* The bytes of the head's TLS that a fork's arguments point to travel with
+ * the command (from each pointer up to the end of the static TLS block), so
+ * that copyin can broadcast the master's threadprivate values to every node.
+ * Returns 0 when the region cannot leave the head (head stack, or more than
+ * the payload holds). */
+static int args_shareable(const hcrt_region_desc_t *region, void **args,
+                          fork_cmd_t *cmd)
+{
+    uint32_t used = 0;
+
+    for (int i = 0; i < region->nargs; i++) {
+        uintptr_t v = (uintptr_t)args[i];
+        if (in_head_stack(v))
             return 0;
+        if (!in_head_tls(v))
+            continue;
+        uint32_t len = (uint32_t)(tls_at - v);
+        if (used + len > TLS_WINDOW)
+            return 0;
+        cmd->tls_off[i] = used + 1; /* 0: not a TLS argument */
+        cmd->tls_len[i] = len;
+        used += len;
+    }
+    cmd->payload = used;
     return 1;
 }
 
@@ -157,7 +192,7 @@ int32_t hcrt__cluster_take_push(void)
  * serialised: two threads releasing the same dirty page at once could let
  * one unlock notice overtake the other thread's diff (seen as lost updates
  * under contention). */
-static pthread_mutex_t unlock_mutex = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t hcrt__cluster_unlock_mutex = PTHREAD_MUTEX_INITIALIZER;
 
 void hcrt__cluster_lock(uint64_t id)
 {
@@ -168,9 +203,9 @@ void hcrt__cluster_lock(uint64_t id)
 
 void hcrt__cluster_unlock(uint64_t id)
 {
-    pthread_mutex_lock(&unlock_mutex);
+    pthread_mutex_lock(&hcrt__cluster_unlock_mutex);
     hcrt_status_t st = hcrt__dsm_unlock(id);
-    pthread_mutex_unlock(&unlock_mutex);
+    pthread_mutex_unlock(&hcrt__cluster_unlock_mutex);
     if (st != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM cluster unlock %#llx failed",
                    (unsigned long long)id);
@@ -297,7 +332,10 @@ void hcrt__cluster_init(void)
     add_global_areas();
     if (hcrt__dsm_init(comm) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "the DSM could not start (see above)");
+    hcrt__cluster_heap_lo = (uintptr_t)hcrt__dsm_base();
+    hcrt__cluster_heap_hi = hcrt__cluster_heap_lo + hcrt__dsm_size();
     MPI_Comm_dup(comm, &fork_comm);
+    MPI_Comm_dup(comm, &reduce_comm);
     node_default = calloc((size_t)size, sizeof(int));
     if (!node_default)
         hcrt_fatal(HCRT_MOD_CORE, "out of memory at start-up");
@@ -323,6 +361,12 @@ void hcrt__cluster_fini(void)
     hcrt__cluster_on = 0;
     hcrt__dsm_fini();
     MPI_Comm_free(&fork_comm);
+    MPI_Comm_free(&reduce_comm);
+}
+
+MPI_Comm hcrt__cluster_reduce_comm(void)
+{
+    return reduce_comm;
 }
 
 /* ---- fork / join -----------------------------------------------------------
@@ -342,6 +386,15 @@ static void team_of(int total, hcrt_cluster_team_t *t)
     int q = total / size, extra = total % size;
     base = rank * q + (rank < extra ? rank : extra);
     *t = (hcrt_cluster_team_t){base, total, q + (rank < extra)};
+}
+
+int hcrt__cluster_node_threads(int node)
+{
+    int size = hcrt__size(), total = hcrt__cluster_team.total;
+
+    if (total == default_total)
+        return node_default[node];
+    return total / size + (node < total % size);
 }
 
 static void cluster_entry(int32_t *gtid, int32_t *btid,
@@ -364,6 +417,8 @@ static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     int32_t gtid = __kmpc_global_thread_num(loc);
 
     team_of(total, &hcrt__cluster_team);
+    region_active = 1;
+    HCRT_OBS(hcrt__obs_region_begin(region));
     hcrt__dsm_region_begin(region->id);
     __kmpc_push_num_threads(loc, gtid, hcrt__cluster_team.local);
     __kmpc_fork_call(loc, 2, (kmpc_micro_t)cluster_entry, region, args);
@@ -371,6 +426,8 @@ static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     if (hcrt__dsm_barrier() != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed at the end of a region");
     hcrt__dsm_region_end(region->id);
+    HCRT_OBS(hcrt__obs_region_end(region));
+    region_active = 0;
 }
 
 /* Slots of the last region's constructs start the next region at zero. */
@@ -392,6 +449,40 @@ static void bcast_cmd(fork_cmd_t *cmd)
     MPI_Wait(&req, MPI_STATUS_IGNORE);
 }
 
+/* Head: packs the TLS bytes the arguments point to and broadcasts them. */
+static void bcast_tls(const fork_cmd_t *cmd, void **args)
+{
+    char *buf = malloc(cmd->payload);
+
+    if (!buf)
+        hcrt_fatal(HCRT_MOD_CORE, "out of memory at a fork");
+    for (int i = 0; i < cmd->nargs; i++)
+        if (cmd->tls_off[i])
+            memcpy(buf + cmd->tls_off[i] - 1, args[i], cmd->tls_len[i]);
+    MPI_Bcast(buf, (int)cmd->payload, MPI_BYTE, 0, fork_comm);
+    free(buf);
+}
+
+/* Worker: receives those bytes and points the arguments at its copy, which
+ * lives until the next fork (the region reads it, e.g. copyin). */
+static void recv_tls(fork_cmd_t *cmd)
+{
+    static char *buf;
+    static uint32_t cap;
+
+    if (cmd->payload > cap) {
+        free(buf);
+        buf = malloc(cmd->payload);
+        cap = buf ? cmd->payload : 0;
+        if (!buf)
+            hcrt_fatal(HCRT_MOD_CORE, "out of memory at a fork");
+    }
+    MPI_Bcast(buf, (int)cmd->payload, MPI_BYTE, 0, fork_comm);
+    for (int i = 0; i < cmd->nargs; i++)
+        if (cmd->tls_off[i])
+            cmd->args[i] = buf + cmd->tls_off[i] - 1;
+}
+
 int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                        void **args, hcrt_region_stats_t *st)
 {
@@ -403,26 +494,30 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         __atomic_load_n(&teams_active, __ATOMIC_RELAXED) > 0)
         goto local;
     int total = nt > 0 ? nt : hcrt__cluster_max_threads();
-    if (total < hcrt__size() || region->nargs > CMD_MAX_ARGS ||
-        region->nargs < 0 || !args_shareable(region, args)) {
-        __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
-        goto local;
-    }
-    uint64_t t0 = hcrt__now_ns();
     fork_cmd_t cmd = {.op = CMD_FORK,
                       .nargs = region->nargs,
                       .total = total,
                       .region_id = region->id,
                       .loc = loc};
+    if (total < hcrt__size() || region->nargs > CMD_MAX_ARGS ||
+        region->nargs < 0 || !args_shareable(region, args, &cmd)) {
+        __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+        goto local;
+    }
+    uint64_t t0 = hcrt__now_ns();
     memcpy(cmd.args, args, sizeof(void *) * (size_t)region->nargs);
     hcrt_omp_sched_t kind;
     omp_get_schedule(&kind, &cmd.sched_chunk);
     cmd.sched_kind = kind;
+    hcrt__loops_take_region_hint(&cmd.hint_kind, &cmd.hint_pct);
+    hcrt__loops_set_region_hint(cmd.hint_kind, cmd.hint_pct);
     reset_slots();
     if (hcrt__dsm_release() != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM release failed at a fork");
     bcast_cmd(&cmd);
+    if (cmd.payload)
+        bcast_tls(&cmd, args);
     uint64_t t1 = hcrt__now_ns();
     __atomic_fetch_add(&st->cluster, 1, __ATOMIC_RELAXED);
     run_region(loc, region, args, total);
@@ -468,8 +563,12 @@ int hcrt__cluster_worker_loop(void)
 
     for (;;) {
         wait_cmd(&cmd);
-        if (cmd.op == CMD_EXIT)
+        if (cmd.op == CMD_EXIT) {
+            worker_done = 1;
             return cmd.status;
+        }
+        if (cmd.payload)
+            recv_tls(&cmd);
         const hcrt_region_desc_t *region =
             hcrt__registry_region_by_id(cmd.region_id);
         if (!region || region->nargs != cmd.nargs)
@@ -483,9 +582,30 @@ int hcrt__cluster_worker_loop(void)
         if (hcrt__dsm_acquire() != HCRT_OK)
             hcrt_fatal(HCRT_MOD_CORE, "DSM acquire failed at a fork");
         omp_set_schedule(cmd.sched_kind, cmd.sched_chunk);
+        hcrt__loops_set_region_hint(cmd.hint_kind, cmd.hint_pct);
         run_region(cmd.loc, region, cmd.args, cmd.total);
         counters.forks++;
     }
+}
+
+/* exit() where the normal exit protocol cannot run: on a worker (only
+ * region code runs there), or on the head inside a cluster region (the
+ * workers are in the region, not waiting for a command). The job ends at
+ * once with that status: flushed output, then MPI_Abort. */
+void hcrt__cluster_exit_check(int status)
+{
+    int rank = hcrt__rank();
+
+    if (rank == 0 ? !region_active : worker_done)
+        return;
+    if (rank != 0)
+        hcrt_error(HCRT_MOD_CORE,
+                   "rank %d on host %s called exit(%d) inside a parallel "
+                   "region; ending the whole job with status %d",
+                   rank, hcrt__hostname(), status, status);
+    fflush(NULL);
+    MPI_Abort(hcrt__comm_world(), status);
+    _exit(status);
 }
 
 void hcrt__cluster_head_exit(int status)
@@ -508,6 +628,12 @@ static void print_cluster(FILE *out, void *arg)
             counters.forks
                 ? (double)counters.join_ns * 1e-3 / (double)counters.forks
                 : 0.0);
+    uint64_t tree, locked;
+    hcrt__cluster_reduce_counts(&tree, &locked);
+    fprintf(out,
+            "cluster reductions %" PRIu64 " by a cross-node tree, %" PRIu64
+            " under a cluster lock (head's counts)\n",
+            tree, locked);
     for (uint32_t i = 0; i < hcrt__registry_num_modules(); i++) {
         const hcrt_module_desc_t *m = hcrt__registry_module(i);
         for (uint32_t r = 0; r < m->nregions; r++) {

@@ -9,6 +9,8 @@
 #ifndef HCRT_CLUSTER_H
 #define HCRT_CLUSTER_H
 
+#include <mpi.h>
+#include <pthread.h>
 #include <stdint.h>
 
 #include "libhcrt/core.h"
@@ -16,6 +18,9 @@
 /* Cluster mode is on: size > 1, HCRT_CLUSTER=1, started by __hcrt_main,
  * DSM up. Set once before the user's main runs. */
 extern int hcrt__cluster_on;
+
+/* The DSM range while it existed: blocks freed after shutdown are dropped. */
+extern uintptr_t hcrt__cluster_heap_lo, hcrt__cluster_heap_hi;
 
 /* The team of the cluster region this process is running (one at a time). */
 typedef struct hcrt_cluster_team {
@@ -25,6 +30,8 @@ typedef struct hcrt_cluster_team {
 } hcrt_cluster_team_t;
 extern hcrt_cluster_team_t hcrt__cluster_team;
 
+/* Threads of node `node` in the current cluster team (like team_of). */
+int hcrt__cluster_node_threads(int node);
 /* Whether the calling thread runs the outermost level of a cluster region
  * (where worksharing and synchronisation are cluster-wide). */
 int hcrt__cluster_here(void);
@@ -51,6 +58,9 @@ void hcrt__cluster_init(void);
 /* Worker command loop: runs forks until the head's exit; returns the job's
  * exit status. */
 int hcrt__cluster_worker_loop(void);
+/* From the exit handler of every rank: ends the job at once (MPI_Abort)
+ * when exit() was called where the exit protocol cannot run. */
+void hcrt__cluster_exit_check(int status);
 /* Head: tells the workers to leave with `status`. */
 void hcrt__cluster_head_exit(int status);
 /* Every rank, at shutdown before MPI_Finalize. */
@@ -67,9 +77,18 @@ uint32_t hcrt__cluster_next_ws(void);
 /* A DSM word for per-instance state, indexed by sequence number. */
 uint64_t *hcrt__cluster_slot(uint32_t seq);
 
-/* DSM cluster locks named by an address (critical, omp locks, reductions). */
+/* Serialises the releases of a rank's unlocks (cluster.c, omp_api.c): two
+ * threads releasing the same dirty page at once lost updates in tests. */
+extern pthread_mutex_t hcrt__cluster_unlock_mutex;
+
+/* DSM cluster locks named by an address (critical, reductions). */
 void hcrt__cluster_lock(uint64_t id);
 void hcrt__cluster_unlock(uint64_t id);
+
+/* Communicator of the cross-node reduction tree (reduce.c). */
+MPI_Comm hcrt__cluster_reduce_comm(void);
+/* Reductions of this rank by method: cross-node tree, or under a lock. */
+void hcrt__cluster_reduce_counts(uint64_t *tree, uint64_t *locked);
 
 /* sync.c: libomp barrier of the node, then the DSM team barrier. */
 void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid);

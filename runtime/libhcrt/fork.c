@@ -11,6 +11,7 @@
 #include "libhcrt/core.h"
 #include "libhcrt/kmp_abi.h"
 #include "libhcrt/log.h"
+#include "libhcrt/trace.h"
 
 static void region_entry(int32_t *gtid, int32_t *btid,
                          const hcrt_region_desc_t *region, void **args)
@@ -36,6 +37,7 @@ static hcrt_region_stats_t *region_begin(hcrt_ident_t *loc,
 static void region_time(hcrt_region_stats_t *st, uint64_t t0)
 {
     __atomic_fetch_add(&st->time_ns, hcrt__now_ns() - t0, __ATOMIC_RELAXED);
+    HCRT_OBS(hcrt__obs_local_region(st->desc, t0));
 }
 
 HCRT_ABI_EXPORT void __hcrt_fork(hcrt_ident_t *loc,

@@ -24,8 +24,10 @@
 #include "libhcrt/config.h"
 #include "libhcrt/core.h"
 #include "libhcrt/log.h"
+#include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/runtime.h"
 #include "libhcrt/stats.h"
+#include "libhcrt/trace.h"
 
 typedef enum init_mode {
     MODE_NONE = 0,
@@ -164,6 +166,10 @@ static hcrt_status_t mpi_init(int *argc, char ***argv)
         MPI_Query_thread(&provided);
     }
     hcrt__log_set_mpi_up(1);
+    /* Test hook: MPI libraries here all grant THREAD_MULTIPLE. */
+    int cap = (int)hcrt__config_int("HCRT_TEST_THREAD_LEVEL");
+    if (cap >= 0 && provided > cap)
+        provided = cap;
     if (provided < MPI_THREAD_MULTIPLE)
         hcrt_fatal(HCRT_MOD_CORE,
                    "MPI grants thread level %d, hcrt needs MPI_THREAD_MULTIPLE "
@@ -207,6 +213,8 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
         if (cluster_wanted)
             hcrt__cluster_init();
     }
+    if (mode == MODE_MAIN)
+        hcrt__offload_init(comm); /* workers as devices (offload/, #6) */
     if (rank == 0)
         hcrt__config_warn_unknown();
     if (rank == 0 && hcrt__config_bool("HCRT_PRINT_CONFIG"))
@@ -265,8 +273,8 @@ static int worker_wait_status(void)
     return status;
 }
 
-/* The head's last words: statistics, then every stdio buffer, before the
- * workers learn the status and may leave (mpirun can then end the job). */
+/* The head's last words: statistics (obs_fini printed them already once
+ * every node's figures arrived), then every stdio buffer. */
 static void head_report(void)
 {
     static int done;
@@ -284,12 +292,14 @@ void hcrt__runtime_fini(void)
     if (finished || !hcrt__ready)
         return;
     finished = 1;
+    hcrt__obs_fini(); /* collective: every node's figures reach the head */
     head_report();
     /* Cluster runtime: event threads and the DSM stop here, before MPI. */
     __atomic_store_n(&hcrt__ready, 0, __ATOMIC_RELEASE);
     int fin = 0;
     MPI_Finalized(&fin); /* a lazy-mode program may have finalised MPI */
     if (!fin) {
+        hcrt__offload_fini();
         hcrt__cluster_fini();
         MPI_Comm_free(&comm);
         if (own_mpi)
@@ -303,7 +313,9 @@ static void on_exit_handler(int status, void *arg)
     (void)arg;
     if (finished || !hcrt__ready)
         return;
-    head_report();
+    if (hcrt__cluster_on) /* exit() inside a region: the job ends here */
+        hcrt__cluster_exit_check(status);
+    fflush(NULL); /* statistics follow in fini, with the workers' figures */
     if (mode == MODE_MAIN && rank == 0 && size > 1) {
         if (hcrt__cluster_on)
             hcrt__cluster_head_exit(status);

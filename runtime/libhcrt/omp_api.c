@@ -5,10 +5,13 @@
  * queries answer for hcrt's devices (worker nodes; none in this version), so
  * the host is the initial device and the only one.
  */
+#include <time.h>
+
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
 #include "libhcrt/kmp_abi.h"
+#include "libhcrt/offload/ofl_exec.h"
 
 #define FWD_INT0(name)                                                         \
     HCRT_ABI_EXPORT int __hcrt_omp_##name(void)                                \
@@ -154,24 +157,64 @@ HCRT_ABI_EXPORT int __hcrt_omp_get_initial_device(void)
 
 HCRT_ABI_EXPORT int __hcrt_omp_get_device_num(void)
 {
-    return hcrt__num_devices(); /* code here always runs on the host */
+    int d = hcrt__offload_cur_device(); /* in a kernel on a worker node */
+    return d >= 0 ? d : hcrt__num_devices();
 }
 
 HCRT_ABI_EXPORT int __hcrt_omp_is_initial_device(void)
 {
-    return 1;
+    return hcrt__offload_cur_device() < 0;
 }
 
 /* ---- locks --------------------------------------------------------------- */
 
-/* Cluster mode: a lock that lives in DSM memory is a DSM cluster lock named
- * by its address (libomp's lock object is a pointer into one process's
- * memory, meaningless on the other nodes); nothing is stored in it. */
+/* Cluster mode: a lock that lives in DSM memory is a word in that memory
+ * (libomp's lock object is a pointer into one process's memory, meaningless
+ * on the other nodes): 0 free, 1 held, changed by DSM atomics at the page's
+ * home. Taking it is a compare-and-swap followed by a DSM acquire; giving
+ * it back a DSM release followed by a store of 0, so the data it protects
+ * moves with it; omp_test_lock is one compare-and-swap and never waits. */
 #define DSM_LOCK(l) (CLUSTER && hcrt__dsm_contains(l))
+
+static void word_store(void *l, uint64_t v, int order)
+{
+    hcrt__dsm_atomic(l, 8, HCRT_DSM_AT_INT, HCRT_DSM_AOP_STORE, v, 0, order);
+}
+
+static int word_try(void *l)
+{
+    if (hcrt__dsm_atomic(l, 8, HCRT_DSM_AT_INT, HCRT_DSM_AOP_CAS, 1, 0,
+                         __ATOMIC_RELAXED) != 0)
+        return 0;
+    hcrt__dsm_acquire();
+    return 1;
+}
+
+/* Waits with a growing nap: the holder may be on another node. */
+static void word_lock(void *l)
+{
+    long nap_ns = 1000;
+
+    while (!word_try(l)) {
+        struct timespec ts = {0, nap_ns};
+        nanosleep(&ts, NULL);
+        if (nap_ns < 100000)
+            nap_ns *= 2;
+    }
+}
+
+static void word_unlock(void *l)
+{
+    pthread_mutex_lock(&hcrt__cluster_unlock_mutex);
+    word_store(l, 0, __ATOMIC_RELEASE); /* DSM release, then the store */
+    pthread_mutex_unlock(&hcrt__cluster_unlock_mutex);
+}
 
 HCRT_ABI_EXPORT void __hcrt_omp_init_lock(hcrt_omp_lock_t *l)
 {
-    if (!DSM_LOCK(l))
+    if (DSM_LOCK(l))
+        word_store(l, 0, __ATOMIC_RELAXED);
+    else
         omp_init_lock(l);
 }
 
@@ -184,7 +227,7 @@ HCRT_ABI_EXPORT void __hcrt_omp_destroy_lock(hcrt_omp_lock_t *l)
 HCRT_ABI_EXPORT void __hcrt_omp_set_lock(hcrt_omp_lock_t *l)
 {
     if (DSM_LOCK(l))
-        hcrt__cluster_lock((uint64_t)(uintptr_t)l);
+        word_lock(l);
     else
         omp_set_lock(l);
 }
@@ -192,12 +235,12 @@ HCRT_ABI_EXPORT void __hcrt_omp_set_lock(hcrt_omp_lock_t *l)
 HCRT_ABI_EXPORT void __hcrt_omp_unset_lock(hcrt_omp_lock_t *l)
 {
     if (DSM_LOCK(l))
-        hcrt__cluster_unlock((uint64_t)(uintptr_t)l);
+        word_unlock(l);
     else
         omp_unset_lock(l);
 }
 
-/* A nestable lock in DSM memory: the DSM lock is taken once by the owning
+/* A nestable lock in DSM memory: the lock word is taken once by the owning
  * thread, which counts its re-entries in a small per-thread table (only the
  * owner ever needs the count). */
 #define MAX_NEST_HELD 16
@@ -214,7 +257,8 @@ static int nest_find(void *l)
     return -1;
 }
 
-static int dsm_nest_set(void *l)
+/* Returns the new nesting count, or 0 when `try` and the lock is busy. */
+static int dsm_nest_set(void *l, int try)
 {
     int i = nest_find(l);
 
@@ -224,7 +268,12 @@ static int dsm_nest_set(void *l)
     if (i < 0)
         hcrt__cluster_unsupported(NULL, "holding more than 16 nestable "
                                         "locks at once");
-    hcrt__cluster_lock((uint64_t)(uintptr_t)l);
+    if (try) {
+        if (!word_try(l))
+            return 0;
+    } else {
+        word_lock(l);
+    }
     nest_held[i].lock = l;
     nest_held[i].count = 1;
     return 1;
@@ -239,13 +288,15 @@ static void dsm_nest_unset(void *l)
                                         "thread does not hold");
     if (--nest_held[i].count == 0) {
         nest_held[i].lock = NULL;
-        hcrt__cluster_unlock((uint64_t)(uintptr_t)l);
+        word_unlock(l);
     }
 }
 
 HCRT_ABI_EXPORT void __hcrt_omp_init_nest_lock(hcrt_omp_nest_lock_t *l)
 {
-    if (!DSM_LOCK(l))
+    if (DSM_LOCK(l))
+        word_store(l, 0, __ATOMIC_RELAXED);
+    else
         omp_init_nest_lock(l);
 }
 
@@ -258,7 +309,7 @@ HCRT_ABI_EXPORT void __hcrt_omp_destroy_nest_lock(hcrt_omp_nest_lock_t *l)
 HCRT_ABI_EXPORT void __hcrt_omp_set_nest_lock(hcrt_omp_nest_lock_t *l)
 {
     if (DSM_LOCK(l))
-        dsm_nest_set(l);
+        dsm_nest_set(l, 0);
     else
         omp_set_nest_lock(l);
 }
@@ -274,7 +325,9 @@ HCRT_ABI_EXPORT void __hcrt_omp_unset_nest_lock(hcrt_omp_nest_lock_t *l)
 HCRT_ABI_EXPORT void __hcrt_omp_init_lock_with_hint(hcrt_omp_lock_t *l,
                                                     hcrt_omp_lock_hint_t h)
 {
-    if (!DSM_LOCK(l))
+    if (DSM_LOCK(l))
+        word_store(l, 0, __ATOMIC_RELAXED);
+    else
         omp_init_lock_with_hint(l, h);
 }
 
@@ -282,23 +335,22 @@ HCRT_ABI_EXPORT void
 __hcrt_omp_init_nest_lock_with_hint(hcrt_omp_nest_lock_t *l,
                                     hcrt_omp_lock_hint_t h)
 {
-    if (!DSM_LOCK(l))
+    if (DSM_LOCK(l))
+        word_store(l, 0, __ATOMIC_RELAXED);
+    else
         omp_init_nest_lock_with_hint(l, h);
 }
 
 HCRT_ABI_EXPORT int __hcrt_omp_test_lock(hcrt_omp_lock_t *l)
 {
-    /* A DSM lock has no try operation yet: wait for it and succeed. */
-    if (DSM_LOCK(l)) {
-        hcrt__cluster_lock((uint64_t)(uintptr_t)l);
-        return 1;
-    }
+    if (DSM_LOCK(l))
+        return word_try(l);
     return omp_test_lock(l);
 }
 
 HCRT_ABI_EXPORT int __hcrt_omp_test_nest_lock(hcrt_omp_nest_lock_t *l)
 {
-    if (DSM_LOCK(l)) /* waits, like the DSM omp_test_lock */
-        return dsm_nest_set(l);
+    if (DSM_LOCK(l))
+        return dsm_nest_set(l, 1);
     return omp_test_nest_lock(l);
 }

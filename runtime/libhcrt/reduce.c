@@ -3,39 +3,198 @@
  *
  * One node: libomp picks the method (tree, critical or atomic) and returns
  * 1 (combine with fn, then end_reduce), 2 (atomic update) or 0 (nothing to
- * do). At the outer level of a cluster region the node's combine is
- * libomp's, and whoever then updates the shared variable (the node's
- * combining thread, or every thread under the critical method) does it
- * under a DSM cluster lock named by the reduction's lock address (lock =
- * acquire, unlock = release), so the nodes' partial results add up. The
- * atomic method (2) is correct as is: region atomics on DSM memory run at
- * the page's home (atomics.c).
+ * do).
+ *
+ * At the outer level of a cluster region hcrt runs the whole protocol
+ * itself, never libomp's atomic method (a CPU atomic on a node's cached DSM
+ * page is not atomic across nodes, and clang's atomic code for some types
+ * calls libatomic directly):
+ *   1. node-local combine: every thread publishes its reduce list, a node
+ *      barrier, then the node's thread 0 folds the others' lists into its
+ *      own with `fn` (the lists point to each thread's private copies);
+ *   2. cross-node binomial tree over the ranks (log2(nodes) steps): a child
+ *      releases its DSM writes and sends its reduce list to its parent;
+ *      the parent acquires, folds the child's private copies (DSM memory:
+ *      the pass moves private copies whose address escapes into the DSM
+ *      stack arena, so the parent reads them by address) and answers, so
+ *      the child's copies stay alive until they are read;
+ *   3. rank 0's thread 0 returns 1 and the program's code combines the
+ *      total into the shared variables; everyone else returns 0. A second
+ *      node barrier keeps the other threads' copies alive until step 1 is
+ *      done. The shared result becomes visible everywhere at the next
+ *      cluster barrier or the region's join, as the spec requires.
+ * A reduce list with a word that is neither DSM memory nor a small integer
+ * (VLA sizes) cannot travel: then node 0's thread 0 of each node updates
+ * the shared variables under a DSM cluster lock named by the reduction's
+ * lock address (a linear chain, correct but slower).
  */
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
 #include "libhcrt/kmp_abi.h"
+#include "libhcrt/log.h"
+#include "libhcrt/runtime.h"
 
 #define HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
+#define MAX_NODE_THREADS 1024
 
-/* Threads of the atomic method also call end_reduce: only the holder of
- * the cluster lock unlocks it. */
-static _Thread_local int holds_lock;
+static void *node_lists[MAX_NODE_THREADS]; /* this node's threads' lists */
+static uint64_t n_tree, n_locked;          /* reductions by method */
 
-static int32_t cluster_lock(int32_t ret, hcrt_critical_name_t *lck)
+void hcrt__cluster_reduce_counts(uint64_t *tree, uint64_t *locked)
 {
-    if (ret == 1) {
-        hcrt__cluster_lock((uint64_t)(uintptr_t)lck);
-        holds_lock = 1;
+    *tree = n_tree, *locked = n_locked;
+}
+
+/* The cluster lock a thread took (fallback), unlocked in end_reduce. */
+static _Thread_local uint64_t held_lock;
+
+/* The calling thread's stack, found once per thread. */
+static _Thread_local uintptr_t stk_lo, stk_hi;
+
+static void stack_bounds(void)
+{
+    pthread_attr_t a;
+    void *lo;
+    size_t len;
+
+    if (stk_hi)
+        return;
+    if (pthread_getattr_np(pthread_self(), &a) != 0)
+        hcrt_fatal(HCRT_MOD_CORE, "cannot find the thread's stack");
+    if (pthread_attr_getstack(&a, &lo, &len) == 0)
+        stk_lo = (uintptr_t)lo, stk_hi = (uintptr_t)lo + len;
+    pthread_attr_destroy(&a);
+}
+
+static void check(int rc, const char *what)
+{
+    if (rc != MPI_SUCCESS)
+        hcrt_fatal(HCRT_MOD_CORE, "cross-node reduction: %s failed", what);
+}
+
+/* A partial result on the wire: the reduce list, then a copy of the
+ * sender's stack from its lowest private copy up to the stack's end (the
+ * variables' sizes are not in the ABI, but each lies inside that window).
+ * Words pointing elsewhere (DSM memory, VLA sizes) travel as they are. */
+typedef struct red_hdr {
+    uint64_t base, len, list;
+} red_hdr_t;
+
+static void send_partial(void *data, size_t size, int to, int tag)
+{
+    uintptr_t *w = data, lo = UINTPTR_MAX;
+    size_t nw = size / sizeof(void *);
+
+    stack_bounds();
+    for (size_t i = 0; i < nw; i++)
+        if (w[i] >= stk_lo && w[i] < stk_hi && w[i] < lo)
+            lo = w[i];
+    red_hdr_t h = {lo, lo == UINTPTR_MAX ? 0 : stk_hi - lo, size};
+    char *msg = malloc(sizeof h + size + h.len);
+    if (!msg)
+        hcrt_fatal(HCRT_MOD_CORE, "out of memory in a reduction");
+    memcpy(msg, &h, sizeof h);
+    memcpy(msg + sizeof h, data, size);
+    memcpy(msg + sizeof h + size, (void *)lo, h.len);
+    hcrt__dsm_release(); /* for private copies in DSM memory */
+    check(MPI_Send(msg, (int)(sizeof h + size + h.len), MPI_BYTE, to, tag,
+                   hcrt__cluster_reduce_comm()),
+          "send");
+    free(msg);
+}
+
+/* Receives a child's partial and folds it into `data` with `fn`. */
+static void fold_partial(void *data, hcrt_reduce_fn_t fn, int from, int tag)
+{
+    MPI_Comm comm = hcrt__cluster_reduce_comm();
+    MPI_Status st;
+    int n;
+
+    check(MPI_Probe(from, tag, comm, &st), "probe");
+    MPI_Get_count(&st, MPI_BYTE, &n);
+    char *msg = malloc((size_t)n);
+    if (!msg)
+        hcrt_fatal(HCRT_MOD_CORE, "out of memory in a reduction");
+    check(MPI_Recv(msg, n, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE),
+          "receive");
+    red_hdr_t h;
+    memcpy(&h, msg, sizeof h);
+    uintptr_t *w = (uintptr_t *)(msg + sizeof h);
+    char *win = msg + sizeof h + h.list;
+    for (size_t i = 0; i < h.list / sizeof(void *); i++)
+        if (h.len && w[i] >= h.base && w[i] < h.base + h.len)
+            w[i] = (uintptr_t)win + (w[i] - h.base);
+    hcrt__dsm_acquire();
+    fn(data, w);
+    free(msg);
+}
+
+/* Step 2 on the node's thread 0: binomial tree towards rank 0. A child
+ * waits for its parent's answer, so DSM-resident copies stay alive until
+ * they were read. */
+static void cross_node_tree(void *data, size_t size, hcrt_reduce_fn_t fn,
+                            int tag)
+{
+    MPI_Comm comm = hcrt__cluster_reduce_comm();
+    int rank = hcrt__rank(), nodes = hcrt__size(), ack = 0;
+
+    for (int step = 1; step < nodes; step <<= 1) {
+        if (rank & step) { /* child: hand the partial to the parent */
+            send_partial(data, size, rank - step, tag);
+            check(MPI_Recv(&ack, 1, MPI_INT, rank - step, tag, comm,
+                           MPI_STATUS_IGNORE),
+                  "receive");
+            return;
+        }
+        if (rank + step >= nodes)
+            continue;
+        fold_partial(data, fn, rank + step, tag);
+        check(MPI_Send(&ack, 1, MPI_INT, rank + step, tag, comm), "send");
     }
+}
+
+static int32_t cluster_reduce(hcrt_ident_t *loc, int32_t gtid, size_t size,
+                              void *data, hcrt_reduce_fn_t fn,
+                              hcrt_critical_name_t *lck)
+{
+    int tid = omp_get_thread_num(), n = omp_get_num_threads();
+    int tag = (int)(hcrt__cluster_next_ws() & 0x7fff);
+    int32_t ret = 0;
+
+    if (n > MAX_NODE_THREADS)
+        hcrt__cluster_unsupported(loc, "a reduction with more than 1024 "
+                                       "threads on one node");
+    node_lists[tid] = data;
+    __kmpc_barrier(loc, gtid);
+    if (tid == 0) {
+        for (int i = 1; i < n; i++)
+            fn(data, node_lists[i]);
+        if (size % sizeof(void *) == 0) {
+            cross_node_tree(data, size, fn, tag);
+            n_tree++;
+            ret = hcrt__rank() == 0;
+        } else { /* not a list of words: not clang's or flang's layout */
+            n_locked++;
+            held_lock = (uint64_t)(uintptr_t)lck;
+            hcrt__cluster_lock(held_lock);
+            ret = 1;
+        }
+    }
+    __kmpc_barrier(loc, gtid);
     return ret;
 }
 
-static void cluster_unlock(hcrt_critical_name_t *lck)
+static void cluster_end_reduce(void)
 {
-    if (holds_lock) {
-        holds_lock = 0;
-        hcrt__cluster_unlock((uint64_t)(uintptr_t)lck);
+    if (held_lock) {
+        uint64_t id = held_lock;
+        held_lock = 0;
+        hcrt__cluster_unlock(id);
     }
 }
 
@@ -44,8 +203,9 @@ HCRT_ABI_EXPORT int32_t __hcrt_reduce(hcrt_ident_t *loc, int32_t gtid,
                                       hcrt_reduce_fn_t fn,
                                       hcrt_critical_name_t *lck)
 {
-    int32_t r = __kmpc_reduce(loc, gtid, nvars, size, data, fn, lck);
-    return HERE ? cluster_lock(r, lck) : r;
+    if (HERE)
+        return cluster_reduce(loc, gtid, size, data, fn, lck);
+    return __kmpc_reduce(loc, gtid, nvars, size, data, fn, lck);
 }
 
 HCRT_ABI_EXPORT int32_t __hcrt_reduce_nowait(hcrt_ident_t *loc, int32_t gtid,
@@ -53,22 +213,27 @@ HCRT_ABI_EXPORT int32_t __hcrt_reduce_nowait(hcrt_ident_t *loc, int32_t gtid,
                                              void *data, hcrt_reduce_fn_t fn,
                                              hcrt_critical_name_t *lck)
 {
-    int32_t r = __kmpc_reduce_nowait(loc, gtid, nvars, size, data, fn, lck);
-    return HERE ? cluster_lock(r, lck) : r;
+    if (HERE)
+        return cluster_reduce(loc, gtid, size, data, fn, lck);
+    return __kmpc_reduce_nowait(loc, gtid, nvars, size, data, fn, lck);
 }
 
 HCRT_ABI_EXPORT void __hcrt_end_reduce(hcrt_ident_t *loc, int32_t gtid,
                                        hcrt_critical_name_t *lck)
 {
-    if (HERE)
-        cluster_unlock(lck);
+    if (HERE) {
+        cluster_end_reduce();
+        return;
+    }
     __kmpc_end_reduce(loc, gtid, lck);
 }
 
 HCRT_ABI_EXPORT void __hcrt_end_reduce_nowait(hcrt_ident_t *loc, int32_t gtid,
                                               hcrt_critical_name_t *lck)
 {
-    if (HERE)
-        cluster_unlock(lck);
+    if (HERE) {
+        cluster_end_reduce();
+        return;
+    }
     __kmpc_end_reduce_nowait(loc, gtid, lck);
 }

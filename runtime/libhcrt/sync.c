@@ -12,15 +12,19 @@
 #include "libhcrt/core.h"
 #include "libhcrt/kmp_abi.h"
 #include "libhcrt/log.h"
+#include "libhcrt/trace.h"
 
 #define HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
 
 void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid)
 {
+    uint64_t t0 = hcrt__obs_now();
+
     __kmpc_barrier(loc, gtid);
     if (hcrt__dsm_barrier_team(hcrt__cluster_team.local) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed (%s)",
                    loc && loc->psource ? loc->psource : "?");
+    HCRT_OBS(hcrt__obs_barrier(t0));
 }
 
 HCRT_ABI_EXPORT void __hcrt_barrier(hcrt_ident_t *loc, int32_t gtid)

@@ -7,6 +7,7 @@
  */
 #include "libhcrt/core.h"
 #include "libhcrt/kmp_abi.h"
+#include "libhcrt/offload/ofl_exec.h"
 
 HCRT_ABI_EXPORT void *__hcrt_omp_task_alloc(hcrt_ident_t *loc, int32_t gtid,
                                             int32_t flags, size_t sizeof_task,
@@ -22,6 +23,9 @@ __hcrt_omp_target_task_alloc(hcrt_ident_t *loc, int32_t gtid, int32_t flags,
                              size_t sizeof_task, size_t sizeof_shareds,
                              hcrt_task_entry_t entry, int64_t device_id)
 {
+    if (hcrt__offload_ndev() > 0) /* target offload: detachable (offload/) */
+        return hcrt__offload_target_task_alloc(
+            loc, gtid, flags, sizeof_task, sizeof_shareds, entry, device_id);
     return __kmpc_omp_target_task_alloc(loc, gtid, flags, sizeof_task,
                                         sizeof_shareds, entry, device_id);
 }
@@ -39,6 +43,8 @@ HCRT_ABI_EXPORT int32_t __hcrt_omp_task_with_deps(hcrt_ident_t *loc,
                                                   int32_t ndeps_noalias,
                                                   hcrt_depend_info_t *noalias)
 {
+    if (hcrt__offload_ndev() > 0) /* a target task's depend list (offload/) */
+        hcrt__offload_task_deps(task, ndeps, deps, ndeps_noalias, noalias);
     return __kmpc_omp_task_with_deps(loc, gtid, task, ndeps, deps,
                                      ndeps_noalias, noalias);
 }

@@ -34,6 +34,8 @@ config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
 config.environment["LD_LIBRARY_PATH"] = os.pathsep.join([libdir, config.llvm_lib_dir])
 
 config.substitutions.append(("%hcrun", os.path.join(bindir, "hcrun")))
+config.substitutions.append(
+    ("%hcrt_calibrate", os.path.join(bindir, "hcrt-calibrate")))
 config.substitutions.append(("%hcc", os.path.join(bindir, "hcc")))
 config.substitutions.append(("%s2s", os.path.join(bindir, "hcc-s2s")))
 config.substitutions.append(("%plugin", plugin))
@@ -59,3 +61,10 @@ config.substitutions.append(("%e2e", "env HCC=%s CLANG=%s CLANGXX=%s FLANG=%s MP
     config.hcc_flang or "false",
     "timeout -k 5 300 %s --oversubscribe --bind-to none" % config.hcc_mpirun,
     os.path.join(config.hcc_src_root, "test/lit/e2e/Inputs/compare.sh"))))
+
+# %offload SRC WORKDIR: build a target-task program with plain clang and with
+# hcc, run hcc's at 1/2/4 ranks (hcrun), require the reference's output
+# (test/lit/offload/Inputs/run.sh).
+config.substitutions.append(("%offload", "env HCC=%s CLANG=%s HCRUN=%s bash %s" % (
+    os.path.join(bindir, "hcc"), config.hcc_clang, os.path.join(bindir, "hcrun"),
+    os.path.join(config.hcc_src_root, "test/lit/offload/Inputs/run.sh"))))

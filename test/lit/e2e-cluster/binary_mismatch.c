@@ -7,7 +7,7 @@
 // RUN: FileCheck %s < %t.out
 // RUN: not env HCRT_CLUSTER=1 %mpirun -x HCRT_CLUSTER -np 1 %t.a : -np 1 %t.b > %t.out2 2>&1
 // RUN: FileCheck %s < %t.out2
-// RUN: not %mpirun -np 1 env HCRT_CLUSTER=1 %t.a : -np 1 %t.a > %t.out3 2>&1
+// RUN: not %mpirun -np 1 env HCRT_CLUSTER=1 %t.a : -np 1 env HCRT_CLUSTER=0 %t.a > %t.out3 2>&1
 // RUN: FileCheck --check-prefix=SETTING %s < %t.out3
 // CHECK: rank 1 runs a different program than the head
 // CHECK-SAME: start every rank with the same binary

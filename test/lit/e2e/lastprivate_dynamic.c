@@ -12,7 +12,7 @@
 int main(void)
 {
     for (int rep = 0; rep < 20; rep++) {
-        long last = -1, lin = 0, cond = -1;
+        long last = -1, lin = 0;
         double dlast = 0;
 #pragma omp parallel for schedule(dynamic) lastprivate(last, dlast)
         for (long i = 0; i < N; i++) {
@@ -29,18 +29,13 @@ int main(void)
         for (long i = 0; i < N; i++)
             last = i ^ 5;
         CHECK(last == ((N - 1) ^ 5), "guided lastprivate %ld", last);
-        /* lastprivate(conditional:) takes the value of the last iteration
-         * that assigned it, whichever thread ran it. Static chunks only:
-         * clang 19's own lowering of it loses the value under any dynamic
-         * schedule (monotonic too), with libomp and with hcc alike. */
-#pragma omp parallel for schedule(static, 11) lastprivate(conditional : cond)
-        for (long i = 0; i < N; i++)
-            if (i % 1000 == 7)
-                cond = i;
-        CHECK(cond == N - 1000 + 7, "conditional lastprivate %ld", cond);
+        /* No lastprivate(conditional:) here: clang 19 lowers it as a plain
+         * lastprivate (no per-assignment tracking in the IR), so its value
+         * is that of the thread running the last iteration, which depends
+         * on the team size (197007 instead of 199007 for static,11 at 4
+         * threads, with libomp and hcc alike). */
         if (rep == 0)
-            printf("last=%ld dlast=%.1f lin=%ld cond=%ld\n", last, dlast, lin,
-                   cond);
+            printf("last=%ld dlast=%.1f lin=%ld\n", last, dlast, lin);
     }
     return e2e_finish("lastprivate_dynamic");
 }

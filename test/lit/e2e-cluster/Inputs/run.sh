@@ -1,19 +1,23 @@
 #!/usr/bin/env bash
-# run.sh [--env K=V]... [-I DIR]... SRC WORKDIR
+# run.sh [--env K=V]... [-I DIR]... [--libs "..."] [--stats RE] SRC WORKDIR
 #
 # The end-to-end check of cluster execution (HCRT_CLUSTER=1): builds SRC
 # with the plain LLVM 19 OpenMP compiler (the reference) and with hcc, runs
-# the hcc binary under `mpirun -np 2` and `-np 4` with 1 and 2 threads per
-# rank, and requires each run to print exactly what the reference prints
-# with as many threads as the whole cluster team has (np x threads). The
-# run's HCRT_STATS table must show regions that really ran on every node.
+# the hcc binary under `mpirun -np 1`, `-np 2` and `-np 4` with 1 and 2
+# threads per rank, and requires each run to print exactly what the
+# reference prints with as many threads as the whole cluster team has
+# (np x threads). At 2 and 4 ranks the run's HCRT_STATS table must show
+# regions that really ran on every node.
 # Environment (from the RUN line): HCC CLANG MPIRUN.
 set -u
-envs=() incs=()
+envs=() incs=() libs="" stats_re=""
 while [ $# -gt 2 ]; do
     case $1 in
     --env) envs+=("$2"); shift ;;
     -I) incs+=(-I "$(realpath "$2")"); shift ;;
+    --libs) libs=$2; shift ;;
+    --stats) stats_re=$2; shift ;; # the statistics must also match RE
+
     *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
     shift
@@ -21,18 +25,28 @@ done
 [ $# -eq 2 ] || { echo "usage: run.sh [--env K=V]... [-I DIR]... SRC WORKDIR" >&2; exit 2; }
 src=$(realpath "$1") work=$(realpath -m "$2")
 rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
+# A session directory of our own for mpirun: two jobs starting at once in
+# one TMPDIR (lit runs tests in parallel) can race on creating Open MPI's
+# top-level session directory ("mkdir ... File exists").
+TMPDIR=$(mktemp -d /tmp/hcc-mpi.XXXXXX) || exit 2
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 
 fail() {
     echo "run.sh: $*" >&2
     exit 1
 }
 
-"$CLANG" -fopenmp -O2 "${incs[@]}" "$src" -o ref -lm || fail "reference compile failed"
-"$HCC" -fopenmp -O2 "${incs[@]}" "$src" -o hcc -lm || fail "hcc compile failed"
+cc=$CLANG hcc=$HCC
+case $src in
+*.cpp) cc=${CLANG%clang*}clang++${CLANG##*clang} hcc=$HCC++ ;; # C++ drivers
+esac
+"$cc" -fopenmp -O2 "${incs[@]}" "$src" -o ref -lm $libs || fail "reference compile failed"
+"$hcc" -fopenmp -O2 "${incs[@]}" "$src" -o hcc -lm $libs || fail "hcc compile failed"
 
 xs=(-x HCRT_CLUSTER -x OMP_NUM_THREADS -x HCRT_STATS)
 for kv in "${envs[@]}"; do xs+=(-x "${kv%%=*}"); done
-for np in 2 4; do
+for np in 1 2 4; do
     for t in 1 2; do
         total=$((np * t))
         if [ ! -f "ref.$total" ]; then
@@ -47,8 +61,11 @@ for np in 2 4; do
         [ $rc = 0 ] || { cat "$out" "$out.err" >&2; fail "mpirun -np $np at $t threads exited with $rc"; }
         diff -u "ref.$total" "$out" >&2 ||
             fail "output at -np $np x $t threads differs from the reference at $total threads"
+        [ $np = 1 ] && continue # one node: nothing runs across nodes
         grep -Eq "^cluster regions [1-9][0-9]* on $np nodes \\($total threads\\)" "$out.err" ||
             { cat "$out.err" >&2; fail "no region ran on all $np nodes (HCRT_STATS above)"; }
+        [ -z "$stats_re" ] || grep -Eq "$stats_re" "$out.err" ||
+            { cat "$out.err" >&2; fail "the statistics do not match '$stats_re'"; }
     done
 done
-echo "run.sh: $(basename "$src"): identical output at -np 2/4 x 1/2 threads"
+echo "run.sh: $(basename "$src"): identical output at -np 1/2/4 x 1/2 threads"

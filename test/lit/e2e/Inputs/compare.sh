@@ -5,8 +5,12 @@
 # test/lit/fortran: builds SRC with the plain LLVM 19 OpenMP compiler (the
 # reference) and with hcc, runs both at OMP_NUM_THREADS=1, 2 and 3 and
 # requires every run to exit 0 and print exactly the reference output of the
-# 1-thread run. The hcc binary also runs once under `mpirun -np 2`; only the
-# head rank runs main(), so the job's stdout must again be that output.
+# 1-thread run. The hcc binary then runs in cluster mode (the default) under
+# `hcrun -n N --threads T` for N = 1, 2, 4 and T = 1, 2: the head runs
+# main() and the cluster regions run on every rank's threads, so the job's
+# stdout must again be that output (the team has N x T threads; the corpus
+# prints nothing that depends on the team size). HCC_E2E_RANKS overrides
+# the rank counts (e.g. "2" for a quick run).
 #
 # Options:
 #   --target       SRC has target regions: hcc gets the host-only offload
@@ -16,7 +20,7 @@
 #                  programs that exercise a bug of the reference runtime at
 #                  more threads); hcc must still match at every count
 #   --env K=V      set K=V for every run (e.g. OMP_SCHEDULE); repeatable
-#   --no-mpi       skip the mpirun run
+#   --no-mpi       skip the hcrun runs
 #   --flags "..."  extra compile flags for both compilers
 # Environment (set by the %e2e lit substitution): HCC CLANG CLANGXX FLANG
 # MPIRUN.
@@ -40,6 +44,12 @@ src=$(realpath "$1") work=$(realpath -m "$2")
 inputs=$(cd "$(dirname "$0")" && pwd)
 rm -rf "$work" && mkdir -p "$work" || exit 2
 cd "$work" || exit 2 # compilers may drop files (Fortran .mod) in the cwd
+# A session directory of our own for mpirun: two jobs starting at once in
+# one TMPDIR (lit runs tests in parallel) can race on creating Open MPI's
+# top-level session directory ("mkdir ... File exists").
+TMPDIR=$(mktemp -d /tmp/hcc-mpi.XXXXXX) || exit 2
+export TMPDIR
+trap 'rm -rf "$TMPDIR"' EXIT
 
 case $src in
 *.f90 | *.F90) ref_cc=$FLANG hcc_cc=$HCC libs="" ;;
@@ -99,8 +109,14 @@ if [ $o0 = 1 ]; then
     run "$work/hcc-O0.2" 2 "$work/hcc-O0"
     same "$first" "$work/hcc-O0.2" "hcc -O0 output at 2 threads"
 fi
+hcrun=$(dirname "$HCC")/hcrun
 if [ $mpi = 1 ]; then
-    run "$work/mpi.2" 2 $MPIRUN -np 2 "$work/hcc"
-    same "$first" "$work/mpi.2" "hcc output under mpirun -np 2"
+    for np in ${HCC_E2E_RANKS:-1 2 4}; do
+        for t in 1 2; do
+            run "$work/mpi.$np.$t" $t "$hcrun" -n $np --threads $t "$work/hcc"
+            same "$first" "$work/mpi.$np.$t" \
+                "hcc output under hcrun -n $np --threads $t"
+        done
+    done
 fi
 echo "compare.sh: $(basename "$src"): identical output ($(wc -l <"$first") lines)"

@@ -1,0 +1,32 @@
+// Start-up refusals of a cluster job: an MPI without MPI_THREAD_MULTIPLE
+// (simulated with the test hook HCRT_TEST_THREAD_LEVEL, docs/settings.md)
+// and a bad setting stop every rank with a message naming the problem,
+// never a hang; the same program starts normally otherwise, and `./prog`
+// without a launcher is a one-node run. (Binary mismatch: binary_mismatch.c.)
+// RUN: %hcc -fopenmp -O1 %s -o %t
+// RUN: bash %S/Inputs/status.sh timeout -k 5 60 %mpirun -np 2 env HCRT_TEST_THREAD_LEVEL=2 %t | FileCheck --check-prefix=LEVEL %s
+// LEVEL: MPI grants thread level 2, hcrt needs MPI_THREAD_MULTIPLE (3); use an MPI library built with thread support
+// LEVEL: status {{[1-9][0-9]*}}
+// RUN: bash %S/Inputs/status.sh timeout -k 5 60 %mpirun -np 2 env HCRT_CLUSTER=perhaps %t | FileCheck --check-prefix=BAD %s
+// BAD: HCRT_CLUSTER='perhaps' is not valid: expected one of 0/1
+// BAD: status {{[1-9][0-9]*}}
+// RUN: bash %S/Inputs/status.sh timeout -k 5 60 %mpirun -np 2 env HCRT_STATS=1 %t | FileCheck --check-prefix=OK %s
+// OK: nodes 2 sum 4950
+// OK: cluster regions 1 on 2 nodes
+// OK: status 0
+// RUN: bash %S/Inputs/status.sh timeout -k 5 60 env HCRT_STATS=1 %t | FileCheck --check-prefix=ALONE %s
+// ALONE: nodes 1 sum 4950
+// ALONE-NOT: cluster regions
+// ALONE: status 0
+#include <hcrt/hcrt.h>
+#include <stdio.h>
+
+int main(void)
+{
+    long sum = 0;
+#pragma omp parallel for reduction(+ : sum)
+    for (int i = 0; i < 100; i++)
+        sum += i;
+    printf("nodes %d sum %ld\n", hcrt_num_nodes(), sum);
+    return 0;
+}
