@@ -7,11 +7,18 @@
  *   dealt round-robin in thread order. Both depend only on the trip count,
  *   so loops of equal trip count give the same iterations to the same
  *   threads (programs rely on it with nowait).
- * - dynamic and guided: a counter in DSM memory per loop instance, advanced
- *   with DSM compare-and-swap at its home. The word holds the instance's tag
- *   (the thread's construct number in the region) in its top 24 bits and
- *   the next iteration in the low 40, so a stale value from an earlier
- *   instance reads as "start at 0", and a later tag as "this loop is done".
+ * - static with HCRT_SCHED_CSR: node k gets a contiguous range weighted by
+ *   its CSR x threads (the same weights for every loop), balanced blocks
+ *   inside the node; still a function of the trip count alone.
+ * - dynamic and guided: node pools (cluster_sched.c) refilled in blocks
+ *   from a counter in DSM memory per loop instance, advanced with DSM
+ *   compare-and-swap at its home. The word holds the instance's tag (the
+ *   thread's construct number in the region) in its top 24 bits and the
+ *   next iteration in the low 40, so a stale value from an earlier instance
+ *   reads as "start at 0", and a later tag as "this loop is done". Ordered
+ *   loops claim single chunks from the counter directly.
+ * - hetprobe / hetprobe_i (schedule(runtime) with a hint or OMP_SCHEDULE,
+ *   schedule(auto) by HCRT_SCHED_DEFAULT): cluster_sched.c.
  * - ordered: a second DSM word per ordered loop holds the next iteration
  *   whose ordered region may run (same tag scheme); a thread waits for its
  *   iteration's turn, acquires, runs, releases and passes the turn on. An
@@ -27,8 +34,11 @@
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
+#include "libhcrt/cluster_sched.h"
 #include "libhcrt/kmp_abi.h"
 #include "libhcrt/log.h"
+#include "libhcrt/runtime.h"
+#include "libhcrt/trace.h"
 
 #define ITER_BITS 40
 #define ITER_MASK ((UINT64_C(1) << ITER_BITS) - 1)
@@ -43,6 +53,7 @@ typedef struct disp {
     uint64_t *slot, tag;
     int ordered, ord_done;
     uint64_t *ord_slot, ord_tag, cur; /* cur: iteration being run */
+    hcrt__cl_pool_t *pool;            /* node pool (non-ordered dynamic) */
 } disp_t;
 
 static _Thread_local disp_t disp;
@@ -86,6 +97,31 @@ static void check_sched(hcrt_ident_t *loc, int s)
         hcrt__cluster_unsupported(loc, "a distribute schedule");
 }
 
+/* Thread `tid`'s balanced block of schedule(static): plain blocks in thread
+ * order, or (HCRT_SCHED_CSR) the node's weighted range split over its
+ * threads. Depends only on the trip count. */
+static void static_block(uint64_t trip, uint64_t tid, uint64_t *first,
+                         uint64_t *n)
+{
+    uint64_t T = (uint64_t)hcrt__cluster_team.total;
+
+    if (hcrt__cl_static_weighted()) {
+        int nn = hcrt__size(), me = hcrt__rank();
+        uint64_t start[nn + 1];
+        hcrt__cl_static_split(trip, start);
+        uint64_t L = (uint64_t)hcrt__cluster_team.local;
+        uint64_t lt = tid - (uint64_t)hcrt__cluster_team.base;
+        uint64_t len = start[me + 1] - start[me];
+        uint64_t small = len / L, extra = len % L;
+        *first = start[me] + lt * small + (lt < extra ? lt : extra);
+        *n = small + (lt < extra);
+        return;
+    }
+    uint64_t small = trip / T, extra = trip % T;
+    *first = tid * small + (tid < extra ? tid : extra);
+    *n = small + (tid < extra);
+}
+
 void hcrt__cl_static_init(hcrt_ident_t *loc, int32_t sched, int32_t *plast,
                           uint64_t *plo, uint64_t *phi, int64_t *pstride,
                           int64_t incr, int64_t chunk, int sgn, int width)
@@ -114,9 +150,8 @@ void hcrt__cl_static_init(hcrt_ident_t *loc, int32_t sched, int32_t *plast,
         *pstride = (int64_t)(span * T);
         last = tid == ((trip - 1) / c) % T;
     } else { /* static, and every other static flavour: balanced blocks */
-        uint64_t small = trip / T, extra = trip % T;
-        uint64_t first = tid * small + (tid < extra ? tid : extra);
-        uint64_t n = small + (tid < extra);
+        uint64_t first, n;
+        static_block(trip, tid, &first, &n);
         if (n == 0) { /* an empty block just past the loop's end */
             *plo = lb + trip * (uint64_t)incr;
             *phi = *plo - (uint64_t)incr;
@@ -129,36 +164,73 @@ void hcrt__cl_static_init(hcrt_ident_t *loc, int32_t sched, int32_t *plast,
     }
     if (plast)
         *plast = last;
+    HCRT_OBS(hcrt__obs_loop_static(loc, lb, trip, *plo, *phi, *pstride, incr));
+}
+
+/* The schedule of a schedule(runtime) loop: a hetprobe hint, the run-sched
+ * ICV, or (ICV auto, e.g. OMP_SCHEDULE=hetprobe) the implementation's
+ * choice. Returns a pool kind, or -1 with *s and *chunk set. */
+static int runtime_sched(int *s, int64_t *chunk, int hint, int *pct)
+{
+    hcrt_omp_sched_t k;
+    int c;
+
+    if (hint == HCRT_SCHED_HINT_HETPROBE)
+        return HCRT_CLP_HETPROBE;
+    if (hint == HCRT_SCHED_HINT_HETPROBE_I)
+        return HCRT_CLP_HETPROBE_I;
+    omp_get_schedule(&k, &c);
+    k &= 0x7fffffff;
+    if (k == 4) {
+        int32_t plain = KMP_SCH_STATIC;
+        int kind = hcrt__cl_sched_default(&plain, pct);
+        *s = plain;
+        return kind;
+    }
+    *chunk = c;
+    *s = k == 1   ? (c > 0 ? KMP_SCH_STATIC_CHUNKED : KMP_SCH_STATIC)
+         : k == 3 ? KMP_SCH_GUIDED_CHUNKED
+         : k == 2 ? KMP_SCH_DYNAMIC_CHUNKED
+                  : KMP_SCH_STATIC;
+    return -1;
+}
+
+static uint64_t claim_seq(hcrt_ident_t *loc, uint64_t trip, const char *what)
+{
+    uint32_t seq = hcrt__cluster_next_ws();
+    if (seq > TAG_MAX || trip > ITER_MASK / 2)
+        hcrt__cluster_unsupported(loc, what);
+    return seq;
 }
 
 void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
                             uint64_t ub, int64_t incr, int64_t chunk, int sgn,
                             int width)
 {
-    int s = base_sched(sched), ordered = 0;
+    int s = base_sched(sched), ordered = 0, pool = -1, pct = 0;
+    int hint = hcrt__loops_take_hint(&pct);
+
+    HCRT_OBS(hcrt__obs_loop_dispatch(loc));
 
     check_sched(loc, s);
     if (s > 64 && s <= 71) { /* kmp_ord_*: the same kinds, ordered */
         ordered = 1;
         s -= 32;
     }
-    if (s == KMP_SCH_RUNTIME) {
-        hcrt_omp_sched_t k;
-        int c;
-        omp_get_schedule(&k, &c);
-        k &= 0x7fffffff;
-        chunk = c;
-        s = k == 1   ? (c > 0 ? KMP_SCH_STATIC_CHUNKED : KMP_SCH_STATIC)
-            : k == 3 ? KMP_SCH_GUIDED_CHUNKED
-            : k == 2 ? KMP_SCH_DYNAMIC_CHUNKED
-                     : KMP_SCH_STATIC;
-    }
+    if (s == KMP_SCH_RUNTIME)
+        pool = runtime_sched(&s, &chunk, hint, &pct);
+    else if (s == KMP_SCH_AUTO)
+        pool = hcrt__cl_sched_default(&s, &pct);
     disp = (disp_t){0};
     disp.lb = lb;
     disp.incr = incr;
     disp.trip = trip_count(lb, ub, incr, sgn, width);
     disp.chunk = chunk > 0 ? (uint64_t)chunk : 1;
-    if (s == KMP_SCH_STATIC_CHUNKED)
+    if (pool >= HCRT_CLP_HETPROBE && ordered)
+        pool = -1, s = KMP_SCH_DYNAMIC_CHUNKED; /* ordered: turns serialise */
+    if (pool >= HCRT_CLP_HETPROBE)
+        disp.kind = D_DYNAMIC;
+    else if (s == KMP_SCH_STATIC_CHUNKED)
         disp.kind = D_STATIC_CHUNKED;
     else if (s == KMP_SCH_DYNAMIC_CHUNKED || s == 44 /* static_steal */)
         disp.kind = D_DYNAMIC;
@@ -168,19 +240,21 @@ void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
     else
         disp.kind = D_STATIC; /* static, auto, balanced, greedy */
     if (disp.kind >= D_DYNAMIC) {
-        uint32_t seq = hcrt__cluster_next_ws();
-        if (seq > TAG_MAX || disp.trip > ITER_MASK / 2)
-            hcrt__cluster_unsupported(loc, "a dynamic loop this long");
-        disp.tag = seq;
-        disp.slot = hcrt__cluster_slot(seq);
+        disp.tag = claim_seq(loc, disp.trip, "a dynamic loop this long");
+        disp.slot = hcrt__cluster_slot((uint32_t)disp.tag);
+        if (!ordered) {
+            if (pool < 0)
+                pool =
+                    disp.kind == D_GUIDED ? HCRT_CLP_GUIDED : HCRT_CLP_DYNAMIC;
+            disp.pool =
+                hcrt__cl_pool_join(loc, pool, (uint32_t)disp.tag, disp.trip,
+                                   chunk > 0 ? disp.chunk : 0, pct);
+        }
     }
     if (ordered) {
-        uint32_t seq = hcrt__cluster_next_ws();
-        if (seq > TAG_MAX || disp.trip > ITER_MASK / 2)
-            hcrt__cluster_unsupported(loc, "an ordered loop this long");
         disp.ordered = 1;
-        disp.ord_tag = seq;
-        disp.ord_slot = hcrt__cluster_slot(seq);
+        disp.ord_tag = claim_seq(loc, disp.trip, "an ordered loop this long");
+        disp.ord_slot = hcrt__cluster_slot((uint32_t)disp.ord_tag);
     }
 }
 
@@ -278,11 +352,9 @@ static int next_static(uint64_t *first, uint64_t *n)
     uint64_t tid = (uint64_t)hcrt__cluster_tid();
 
     if (disp.kind == D_STATIC) {
-        uint64_t small = disp.trip / T, extra = disp.trip % T;
         if (disp.next++ > 0)
             return 0;
-        *first = tid * small + (tid < extra ? tid : extra);
-        *n = small + (tid < extra);
+        static_block(disp.trip, tid, first, n);
         return *n > 0;
     }
     uint64_t k = tid + disp.next++ * T;
@@ -297,9 +369,17 @@ int hcrt__cl_dispatch_next(int32_t *plast, uint64_t *plo, uint64_t *phi,
                            int64_t *pstride)
 {
     uint64_t first, n;
-    int ok =
-        disp.kind >= D_DYNAMIC ? claim(&first, &n) : next_static(&first, &n);
+    int ok;
 
+    if (disp.pool) {
+        ok = hcrt__cl_pool_next(disp.pool, &first, &n);
+        if (!ok)
+            disp.pool = NULL; /* the thread left it */
+    } else {
+        ok = disp.kind >= D_DYNAMIC ? claim(&first, &n)
+                                    : next_static(&first, &n);
+    }
+    HCRT_OBS(hcrt__obs_loop_chunk(ok ? n : 0));
     if (!ok)
         return 0;
     disp.cur = first, disp.ord_done = 0;

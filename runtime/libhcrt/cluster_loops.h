@@ -25,4 +25,11 @@ void hcrt__cl_ordered(hcrt_ident_t *loc);
 void hcrt__cl_end_ordered(void);
 void hcrt__cl_dispatch_fini(void);
 
+/* loops.c: the schedule hint for the calling thread's next dynamic loop
+ * (HCRT_SCHED_HINT_*; *percent 0..100), consumed by the call; the head's
+ * pending hint travels with a fork (take on the head, set on every rank). */
+int hcrt__loops_take_hint(int *percent);
+void hcrt__loops_take_region_hint(int32_t *kind, int32_t *percent);
+void hcrt__loops_set_region_hint(int32_t kind, int32_t percent);
+
 #endif /* HCRT_CLUSTER_LOOPS_H */

@@ -12,13 +12,18 @@
  * dynamic is a valid implementation of every dynamic schedule.
  */
 #include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
+#include "libhcrt/cluster_sched.h"
+#include "libhcrt/config.h"
 #include "libhcrt/core.h"
 #include "libhcrt/kmp_abi.h"
 #include "libhcrt/log.h"
 #include "libhcrt/stats.h"
+#include "libhcrt/trace.h"
 
 HCRT_ABI_EXPORT volatile int32_t __hcrt_migrate_pending = 0;
 
@@ -79,10 +84,8 @@ static int32_t loop_schedule(int32_t sched, int64_t *chunk)
     int32_t base =
         sched & ~(KMP_SCH_MODIFIER_MONOTONIC | KMP_SCH_MODIFIER_NONMONOTONIC);
 
-    if (HCRT_UNLIKELY(pending_hint.kind != HCRT_SCHED_HINT_NONE)) {
-        COUNT(hints[pending_hint.kind]);
+    if (HCRT_UNLIKELY(pending_hint.kind != HCRT_SCHED_HINT_NONE))
         pending_hint.kind = HCRT_SCHED_HINT_NONE;
-    }
     COUNT(dispatch_inits);
     if (base == KMP_SCH_RUNTIME)
         base = resolve_runtime(chunk);
@@ -184,6 +187,7 @@ HCRT_ABI_EXPORT void __hcrt_dispatch_deinit(hcrt_ident_t *loc, int32_t gtid)
 
 HCRT_ABI_EXPORT void __hcrt_for_static_fini(hcrt_ident_t *loc, int32_t gtid)
 {
+    HCRT_OBS(hcrt__obs_loop_end());
     __kmpc_for_static_fini(loc, gtid);
 }
 
@@ -205,6 +209,15 @@ HCRT_ABI_EXPORT void __hcrt_end_ordered(hcrt_ident_t *loc, int32_t gtid)
     __kmpc_end_ordered(loc, gtid);
 }
 
+/* A hint given outside a parallel region applies to the team forked next:
+ * the head sends it with the fork (cluster.c) and every thread of the
+ * region takes it at its first dynamic loop. */
+static struct {
+    uint32_t gen;
+    int32_t kind, percent;
+} region_hint;
+static _Thread_local uint32_t region_hint_seen;
+
 HCRT_ABI_EXPORT void __hcrt_sched_hint(int32_t kind, int32_t percent,
                                        const char *file, int32_t line)
 {
@@ -215,9 +228,103 @@ HCRT_ABI_EXPORT void __hcrt_sched_hint(int32_t kind, int32_t percent,
                   file ? file : "?", (int)line, (int)kind);
         return;
     }
-    /* One node has no cross-node schedule to pick: the hint is recorded and
-     * the loop runs with libomp's runtime schedule. */
+    if (percent < 0 || percent > 100) {
+        hcrt_warn(HCRT_MOD_SCHED,
+                  "%s:%d: schedule hint percentage %d is not in 1..100; the "
+                  "setting's default is used",
+                  file ? file : "?", (int)line, (int)percent);
+        percent = 0;
+    }
+    COUNT(hints[kind]);
+    /* One node has no cross-node schedule to pick: the loop then runs with
+     * libomp's runtime schedule. */
     pending_hint = (sched_hint_t){kind, percent, line, file};
+}
+
+void hcrt__loops_take_region_hint(int32_t *kind, int32_t *percent)
+{
+    *kind = pending_hint.kind, *percent = pending_hint.percent;
+    pending_hint.kind = HCRT_SCHED_HINT_NONE;
+}
+
+void hcrt__loops_set_region_hint(int32_t kind, int32_t percent)
+{
+    region_hint.kind = kind, region_hint.percent = percent;
+    __atomic_fetch_add(&region_hint.gen, 1, __ATOMIC_RELEASE);
+}
+
+int hcrt__loops_take_hint(int *percent)
+{
+    int32_t kind = pending_hint.kind;
+
+    *percent = pending_hint.percent;
+    pending_hint.kind = HCRT_SCHED_HINT_NONE;
+    uint32_t g = __atomic_load_n(&region_hint.gen, __ATOMIC_ACQUIRE);
+    if (g != region_hint_seen) { /* first loop of this thread in the region */
+        region_hint_seen = g;
+        if (kind == HCRT_SCHED_HINT_NONE)
+            kind = region_hint.kind, *percent = region_hint.percent;
+    }
+    return kind;
+}
+
+/* OMP_SCHEDULE=hetprobe[_i][,pct]: libomp does not know these kinds, so
+ * before it reads the environment the value becomes "auto" (the spec's
+ * "implementation's choice") and the choice is remembered here. */
+static int env_kind = -1, env_pct;
+
+__attribute__((constructor)) static void omp_schedule_env(void)
+{
+    const char *v = getenv("OMP_SCHEDULE");
+    /* The DSM re-executes the program (no ASLR) with this environment:
+     * the rewritten value then comes with the original next to it. */
+    const char *orig = getenv("HCC_OMP_SCHEDULE_SEEN");
+    if (v && orig && strcmp(v, "auto") == 0)
+        v = orig;
+    if (!v)
+        return;
+    while (*v == ' ')
+        v++;
+    if (strncmp(v, "hetprobe", 8) != 0)
+        return;
+    const char *rest = v + 8;
+    int kind = HCRT_CLP_HETPROBE;
+    if (strncmp(rest, "_i", 2) == 0)
+        kind = HCRT_CLP_HETPROBE_I, rest += 2;
+    while (*rest == ' ')
+        rest++;
+    if (*rest == ',') {
+        char *end;
+        long pct = strtol(rest + 1, &end, 10);
+        while (*end == ' ')
+            end++;
+        if (pct < 1 || pct > 100 || *end)
+            return; /* left for libomp, which says it is invalid */
+        env_pct = (int)pct;
+    } else if (*rest) {
+        return;
+    }
+    env_kind = kind;
+    setenv("HCC_OMP_SCHEDULE_SEEN", v, 1);
+    setenv("OMP_SCHEDULE", "auto", 1);
+}
+
+int hcrt__cl_sched_default(int32_t *plain, int *pct)
+{
+    static const int32_t plain_of[] = {
+        0, 0, KMP_SCH_STATIC, KMP_SCH_DYNAMIC_CHUNKED, KMP_SCH_GUIDED_CHUNKED};
+    if (env_kind >= 0) {
+        *pct = env_pct;
+        return env_kind;
+    }
+    /* the order of the setting's choices: hetprobe|hetprobe_i|static|... */
+    int d = hcrt__config_enum("HCRT_SCHED_DEFAULT");
+    if (d == 0)
+        return HCRT_CLP_HETPROBE;
+    if (d == 1)
+        return HCRT_CLP_HETPROBE_I;
+    *plain = d >= 2 && d <= 4 ? plain_of[d] : KMP_SCH_STATIC;
+    return -1;
 }
 
 HCRT_ABI_EXPORT void __hcrt_migration_point(hcrt_ident_t *loc, int32_t gtid)
@@ -235,8 +342,7 @@ static void print_loops(FILE *out, void *arg)
             counters.dispatch_inits, counters.made_monotonic,
             counters.runtime_resolved);
     fprintf(out,
-            "schedule hints: hetprobe %" PRIu64 ", hetprobe_i %" PRIu64
-            " (one node: recorded, loops use the runtime schedule)\n",
+            "schedule hints: hetprobe %" PRIu64 ", hetprobe_i %" PRIu64 "\n",
             counters.hints[1], counters.hints[2]);
     fprintf(out, "migration points %" PRIu64 "\n", counters.migration_points);
 }
@@ -244,4 +350,5 @@ static void print_loops(FILE *out, void *arg)
 void hcrt__loops_stats_init(void)
 {
     hcrt__stats_register("loops", print_loops, NULL);
+    hcrt__cl_sched_stats_init();
 }

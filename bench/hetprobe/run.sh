@@ -1,0 +1,123 @@
+#!/usr/bin/env bash
+# bench/hetprobe/run.sh - the HetProbe benchmark suite (issue #5).
+#
+#   HCC_BUILD_DIR=build bench/hetprobe/run.sh [--quick] [--kernels "ep triad"]
+#                                              [--setups "homo hog"] [--out DIR]
+#                                              [--configs "hetprobe hetprobe_i"]
+#
+# Builds kernels.c with hcc, then runs every kernel at 2 ranks (one thread
+# each, rank r pinned to core r % ncores) under these configurations, all
+# in the same run:
+#   head        static, HCRT_SCHED_CSR=1000000,1 (node 0 does everything)
+#   worker      static, HCRT_SCHED_CSR=1,1000000 (node 1 does everything)
+#   static      static, even split
+#   dynamic     dynamic,16 (node pools refilled from the global counter)
+#   oracle      static with HCRT_SCHED_CSR=w,1 for every w of the sweep; best
+#   hetprobe    OMP_SCHEDULE=hetprobe
+#   hetprobe_i  OMP_SCHEDULE=hetprobe_i
+# Setups: homo (both ranks alone on their core), hog (a CPU-bound process
+# shares rank 1's core: node 1 runs at about half speed), threads
+# (HCRT_NODE_THREADS=2,1, unpinned). The DSM runs over messages
+# (HCRT_DSM_SHM=0) so the ranks behave like separate hosts; set
+# BENCH_SHM=1 to keep the same-host shared-memory path.
+# Writes DIR/results.tsv (setup kernel config seconds), then
+# summarize.py prints the markdown table and writes DIR/hetprobe.svg.
+# A full run (scale 4, 4 calls, 9-point sweep, 3 setups: 405 runs) takes
+# about 60-90 minutes on a quiet 2-core machine; --quick (scale 1, 2 calls,
+# 3-point sweep, homo + hog: 162 runs) about 10-15.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+build=${HCC_BUILD_DIR:-$here/../../build}
+out=${OUT:-/tmp/hetprobe-bench}
+scale=4 reps=4 sweep="0.25 0.5 0.67 0.8 1 1.25 1.5 2 4"
+kernels="ep bs kmeans nbody triad stencil spmv lu irreg"
+setups="homo hog threads"
+configs="head worker static dynamic oracle hetprobe hetprobe_i"
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) scale=1 reps=2 sweep="0.5 1 2" setups="homo hog" ;;
+    --kernels) kernels=$2; shift ;;
+    --setups) setups=$2; shift ;;
+    --configs) configs=$2; shift ;;
+    --out) out=$2; shift ;;
+    --scale) scale=$2; shift ;;
+    *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
+    esac
+    shift
+done
+mkdir -p "$out" || exit 2
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+"$build/bin/hcc" -fopenmp -O2 "$here/kernels.c" -o "$out/kernels" -lm || exit 1
+# A private copy of the runtime: a rebuild of the tree during the run does
+# not change (or break) what is measured.
+mkdir -p "$out/lib" && cp -L "$build/lib/libhcrt.so.0" "$out/lib/" || exit 1
+export LD_LIBRARY_PATH=$out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+ncores=$(nproc)
+# Pins each rank to one core (rank % ncores) unless the setup says not to.
+cat >"$out/pin.sh" <<'EOF'
+#!/usr/bin/env bash
+if [ "${BENCH_PIN:-1}" = 1 ]; then
+    exec taskset -c $((OMPI_COMM_WORLD_RANK % $(nproc))) "$@"
+fi
+exec "$@"
+EOF
+chmod +x "$out/pin.sh"
+
+hog_pid=
+stop_hog() { [ -n "$hog_pid" ] && kill "$hog_pid" 2>/dev/null; hog_pid=; }
+trap stop_hog EXIT
+trap 'stop_hog; exit 130' INT TERM
+
+# run SETUP KERNEL CONFIG [VAR=VALUE...]: one mpirun, appends a result row.
+run() {
+    local setup=$1 kernel=$2 config=$3
+    shift 3
+    local line
+    line=$(env HCRT_CLUSTER=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=${BENCH_SHM:-0} \
+        HCRT_SCHED_CSR= HCRT_NODE_THREADS= BENCH_PIN=1 "$@" \
+        timeout -k 5 600 mpirun --oversubscribe --bind-to none \
+        -x HCRT_CLUSTER -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x OMP_SCHEDULE \
+        -x HCRT_SCHED_CSR -x HCRT_NODE_THREADS -x BENCH_PIN -x LD_LIBRARY_PATH -np 2 \
+        "$out/pin.sh" "$out/kernels" "$kernel" "$scale" "$reps" 2>>"$out/errors.log")
+    local t
+    t=$(echo "$line" | awk -v k="$kernel" '$1 == k { print $2 }')
+    printf '%s\t%s\t%s\t%s\n' "$setup" "$kernel" "$config" "${t:-NaN}" >>"$out/results.tsv"
+    printf '%-8s %-8s %-12s %s\n' "$setup" "$kernel" "$config" "${t:-FAILED}"
+}
+
+: >"$out/results.tsv"
+: >"$out/errors.log"
+start=$(date +%s)
+echo "# load before: $(uptime)"
+for setup in $setups; do
+    extra=()
+    case $setup in
+    homo) ;;
+    hog)
+        taskset -c $((1 % ncores)) bash -c 'while :; do :; done' &
+        hog_pid=$!
+        ;;
+    threads) extra=(HCRT_NODE_THREADS=2,1 BENCH_PIN=0) ;;
+    esac
+    for k in $kernels; do
+        for c in $configs; do
+            case $c in
+            head) run "$setup" "$k" head "${extra[@]}" OMP_SCHEDULE=static HCRT_SCHED_CSR=1000000,1 ;;
+            worker) run "$setup" "$k" worker "${extra[@]}" OMP_SCHEDULE=static HCRT_SCHED_CSR=1,1000000 ;;
+            static) run "$setup" "$k" static "${extra[@]}" OMP_SCHEDULE=static ;;
+            dynamic) run "$setup" "$k" dynamic "${extra[@]}" OMP_SCHEDULE=dynamic,16 ;;
+            oracle)
+                for w in $sweep; do
+                    run "$setup" "$k" "csr=$w" "${extra[@]}" OMP_SCHEDULE=static HCRT_SCHED_CSR=$w,1
+                done
+                ;;
+            hetprobe | hetprobe_i) run "$setup" "$k" "$c" "${extra[@]}" OMP_SCHEDULE=$c ;;
+            *) echo "run.sh: unknown configuration '$c'" >&2; exit 2 ;;
+            esac
+        done
+    done
+    stop_hog
+done
+echo "# load after: $(uptime)"
+echo "# $(($(date +%s) - start)) s; scale $scale, $reps calls, sweep $sweep"
+python3 "$here/summarize.py" "$out/results.tsv" "$out/hetprobe.svg"

@@ -1,0 +1,164 @@
+#!/usr/bin/env python3
+"""summarize.py RESULTS.tsv [PLOT.svg]: the HetProbe benchmark table.
+
+Rows of RESULTS.tsv: setup kernel config seconds. Prints one markdown table
+per setup (seconds per configuration, the oracle = best CSR of the sweep,
+HetProbe's and HetProbe-I's ratio to the best single node and to the
+oracle), the goal checks, and writes a grouped bar chart (speedup of each
+configuration over the best single node, per kernel) as a plain SVG (no
+plotting library needed).
+"""
+import math
+import sys
+from collections import defaultdict
+
+COMPUTE = ["ep", "bs", "kmeans", "nbody"]
+DSM = ["triad", "stencil", "spmv", "lu"]
+IRREG = ["irreg"]
+CONFIGS = ["head", "worker", "static", "dynamic", "oracle", "hetprobe",
+           "hetprobe_i"]
+
+
+def load(path):
+    t = defaultdict(dict)
+    sweep = defaultdict(dict)
+    for line in open(path):
+        f = line.split()
+        if len(f) != 4:
+            continue
+        setup, kernel, config, sec = f
+        try:
+            sec = float(sec)
+        except ValueError:
+            continue
+        if math.isnan(sec):
+            continue
+        if config.startswith("csr="):
+            sweep[(setup, kernel)][config[4:]] = sec
+        else:
+            t[(setup, kernel)][config] = sec
+    for key, pts in sweep.items():
+        w = min(pts, key=pts.get)
+        t[key]["oracle"] = pts[w]
+        t[key]["oracle_w"] = w
+    return t
+
+
+def fmt(x):
+    return "—" if x is None else "%.3f" % x
+
+
+def table(t, setup):
+    rows = []
+    rows.append("| kernel | class | head | worker | static | dynamic | "
+                "oracle (w) | HetProbe | HetProbe-I | HP / best single | "
+                "HP / oracle | HP-I / HP |")
+    rows.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+    checks = []
+    for k in COMPUTE + DSM + IRREG:
+        r = t.get((setup, k))
+        if not r:
+            continue
+        cls = "compute" if k in COMPUTE else "DSM" if k in DSM else "irregular"
+        single = min([r[c] for c in ("head", "worker") if c in r] or [None]) \
+            if ("head" in r or "worker" in r) else None
+        hp, hpi, orc = r.get("hetprobe"), r.get("hetprobe_i"), r.get("oracle")
+        ratio = lambda a, b: (a / b) if a and b else None
+        rows.append("| %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s |" % (
+            k, cls, fmt(r.get("head")), fmt(r.get("worker")),
+            fmt(r.get("static")), fmt(r.get("dynamic")), fmt(orc),
+            r.get("oracle_w", "?"), fmt(hp), fmt(hpi),
+            fmt(ratio(hp, single)), fmt(ratio(hp, orc)), fmt(ratio(hpi, hp))))
+        checks.append((k, cls, single, hp, hpi, orc))
+    return rows, checks
+
+
+def goals(setup, checks):
+    out = []
+    sp = []
+    for k, cls, single, hp, hpi, orc in checks:
+        if single and hp:
+            sp.append(single / hp)
+        if cls == "DSM" and single and hp:
+            out.append("- %s %s: HetProbe %.1f%% %s best single node (goal: "
+                       "within 3%%)" % (setup, k, abs(hp / single - 1) * 100,
+                                         "above" if hp > single else "below"))
+        if cls == "compute" and setup != "homo" and orc and hp:
+            out.append("- %s %s: HetProbe %.1f%% from the oracle CSR (goal: "
+                       "within 3%%)" % (setup, k, (hp / orc - 1) * 100))
+        if cls == "irregular" and hp and hpi:
+            gain = (1 - hpi / hp) * 100
+            out.append("- %s %s: HetProbe-I %.1f%% %s than HetProbe "
+                       "(goal: >= 15%% faster)" %
+                       (setup, k, abs(gain), "faster" if gain >= 0 else "slower"))
+        if cls != "irregular" and hp and hpi:
+            if hpi > hp * 1.05:
+                out.append("- %s %s: HetProbe-I %.1f%% slower than HetProbe "
+                           "(goal: <= 5%%)" % (setup, k, (hpi / hp - 1) * 100))
+    if sp:
+        g = math.exp(sum(math.log(x) for x in sp) / len(sp))
+        out.append("- %s: geometric-mean speedup of HetProbe over the best "
+                   "single node: %.2fx (%+.0f%%; paper: +41%%)" % (setup, g, (g - 1) * 100))
+    return out
+
+
+def svg(t, setups, path):
+    kernels = [k for k in COMPUTE + DSM + IRREG
+               if any((s, k) in t for s in setups)]
+    confs = ["static", "dynamic", "oracle", "hetprobe", "hetprobe_i"]
+    colors = ["#999999", "#66aadd", "#222222", "#dd5522", "#eeaa22"]
+    groups = [(s, k) for s in setups for k in kernels if (s, k) in t]
+    W, H, left, bottom = 60 + 44 * len(groups), 340, 50, 60
+    ymax = 2.5
+    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
+         'font-family="sans-serif" font-size="10">' % (W + 120, H)]
+    o.append('<text x="%d" y="14">speedup over the best single node '
+             '(2 ranks); setups: %s</text>' % (left, ", ".join(setups)))
+    y0 = H - bottom
+    scale = (H - bottom - 30) / ymax
+    for v in (0.5, 1.0, 1.5, 2.0, 2.5):
+        y = y0 - v * scale
+        o.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s"/>' %
+                 (left, W, y, y, "#000" if v == 1.0 else "#ddd"))
+        o.append('<text x="%d" y="%.1f" text-anchor="end">%.1f</text>' %
+                 (left - 4, y + 3, v))
+    for gi, (s, k) in enumerate(groups):
+        r = t[(s, k)]
+        single = min(r[c] for c in ("head", "worker") if c in r) \
+            if ("head" in r or "worker" in r) else None
+        x = left + 6 + gi * 44
+        for ci, c in enumerate(confs):
+            if c in r and single:
+                v = min(single / r[c], ymax)
+                o.append('<rect x="%d" y="%.1f" width="7" height="%.1f" '
+                         'fill="%s"/>' % (x + ci * 7, y0 - v * scale, v * scale,
+                                          colors[ci]))
+        o.append('<text transform="translate(%d,%d) rotate(60)">%s/%s</text>' %
+                 (x, y0 + 10, s, k))
+    for ci, c in enumerate(confs):
+        o.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>'
+                 '<text x="%d" y="%d">%s</text>' %
+                 (W + 10, 30 + ci * 16, colors[ci], W + 24, 39 + ci * 16, c))
+    o.append("</svg>")
+    open(path, "w").write("\n".join(o) + "\n")
+
+
+def main():
+    t = load(sys.argv[1])
+    setups = []
+    for s, _ in t:
+        if s not in setups:
+            setups.append(s)
+    for s in setups:
+        rows, checks = table(t, s)
+        print("\n#### setup: %s (seconds, lower is better)\n" % s)
+        print("\n".join(rows))
+        print()
+        print("\n".join(goals(s, checks)))
+    if len(sys.argv) > 2:
+        svg(t, setups, sys.argv[2])
+        print("\nplot: %s" % sys.argv[2])
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,652 @@
+/*
+ * cluster_hp.c - the HetProbe / HetProbe-I window protocol of a node's loop
+ * pool (see cluster_sched.c for the scheme), the loop settings and the
+ * HCRT_STATS section of the decisions.
+ *
+ * Everything that decides where iterations go is computed from values
+ * every node has (trip count, thread counts, settings, the exchanged
+ * measurements, the probe cache fed with those), so every node computes
+ * the same windows, slices and shares.
+ */
+#include <inttypes.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#include "dsm/dsm.h"
+#include "libhcrt/cluster.h"
+#include "libhcrt/cluster_sched_int.h"
+#include "libhcrt/config.h"
+#include "libhcrt/core.h"
+#include "libhcrt/log.h"
+#include "libhcrt/runtime.h"
+#include "libhcrt/stats.h"
+
+enum { PH_PROBE, PH_RUN, PH_DONE };
+
+/* Smallest weight of a node in a probe slice: a node left out (or found
+ * 50x slower, e.g. one that must fetch the data) is still measured, on a
+ * slice small enough that its slowness costs little. */
+#define PROBE_FLOOR 0.02
+
+/* A node's probe share is handed out in up to PROBE_ROUNDS rounds of one
+ * sub-chunk per thread, each round twice the last: the first round is
+ * ~1/63 of the share, so a node 15-100x slower than the first one done
+ * (which then closes the window) overruns it by little. */
+#define PROBE_ROUNDS 6
+
+struct hcrt__cl_hp {
+    hcrt__hetprobe_params_t prm;
+    uint64_t loop_id;
+    int *thr;
+    double *weight; /* current CSR estimate (probe sizing, final split) */
+    int single;     /* last decision: single node (-1: none) */
+    int win, maxwin, phase, exchanging;
+    uint64_t pos, wlen, run_end, probe_n, max_c;
+    uint64_t plo, phi;           /* this node's probe slice */
+    uint64_t *pstart;            /* every node's probe slice (nn + 1) */
+    int rounds, closed;          /* sub-chunk rounds; window closed */
+    int pchunks, phanded, pdone; /* this node's probe chunks */
+    uint64_t probed;             /* probe iterations run, all nodes */
+    int nseg;                    /* > 0: [lo, hi) index these segments */
+    uint64_t *sg_lo, *sg_v;      /* segment's first iteration, its index */
+    double psecs, cm_sum;        /* thread seconds, cache misses */
+    int cm_n;
+    uint64_t t0; /* first probe chunk handed out */
+    hcrt_dsm_counters_t c0;
+    hcrt__hetprobe_decision_t d; /* scratch decision */
+};
+
+/* Offset in the node's probe share of sub-chunk j (j = pchunks: its end):
+ * round r of `local` sub-chunks covers [L(2^r-1), L(2^(r+1)-1)) / (2^R-1). */
+static uint64_t sub_off(const hcrt__cl_pool_t *p, int j)
+{
+    const hcrt__cl_hp_t *h = p->hp;
+    uint64_t L = h->phi - h->plo, t = (uint64_t)p->local;
+    uint64_t den = (UINT64_C(1) << h->rounds) - 1, r = (uint64_t)j / t;
+    uint64_t i = (uint64_t)j % t;
+    if (r >= (uint64_t)h->rounds)
+        return L;
+    uint64_t b0 = L * ((UINT64_C(1) << r) - 1) / den;
+    uint64_t b1 = L * ((UINT64_C(1) << (r + 1)) - 1) / den;
+    return b0 + i * (b1 - b0) / t;
+}
+
+/* ---- per-thread probe timing and cache-miss counters -------------------- */
+
+static _Thread_local struct {
+    hcrt__cl_pool_t *pool;
+    int probing;
+    uint64_t t0, cm0, in0;
+} tl;
+
+static _Thread_local int perf_fd[2] = {-2, -2}; /* misses, instructions */
+
+static int perf_open(uint64_t config)
+{
+    struct perf_event_attr a;
+    memset(&a, 0, sizeof(a));
+    a.size = sizeof(a);
+    a.type = PERF_TYPE_HARDWARE;
+    a.config = config;
+    a.exclude_kernel = 1;
+    a.exclude_hv = 1;
+    return (int)syscall(SYS_perf_event_open, &a, 0, -1, -1, 0);
+}
+
+/* Counts of this thread, or 0 when the kernel refuses (paranoid, no PMU in
+ * a VM): the decision then goes without them. */
+static int perf_read(uint64_t *misses, uint64_t *instr)
+{
+    if (perf_fd[0] == -2) {
+        perf_fd[0] = perf_open(PERF_COUNT_HW_CACHE_MISSES);
+        perf_fd[1] =
+            perf_fd[0] >= 0 ? perf_open(PERF_COUNT_HW_INSTRUCTIONS) : -1;
+        if (perf_fd[1] < 0 && perf_fd[0] >= 0)
+            close(perf_fd[0]), perf_fd[0] = -1;
+    }
+    if (perf_fd[0] < 0)
+        return 0;
+    return read(perf_fd[0], misses, 8) == 8 && read(perf_fd[1], instr, 8) == 8;
+}
+
+/* ---- settings ------------------------------------------------------------ */
+
+static pthread_once_t load_once = PTHREAD_ONCE_INIT;
+static pthread_mutex_t cache_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static void load(void)
+{
+    if (hcrt__hetprobe_settings_load(hcrt__size(), &hcrt__cl_sched.hp) !=
+        HCRT_OK)
+        hcrt_fatal(HCRT_MOD_SCHED, "invalid HCRT_SCHED_* settings (see above)");
+    const char *csr = hcrt__config_string("HCRT_SCHED_CSR");
+    hcrt__cl_sched.csr_set = csr && *csr;
+    if (hcrt__probecache_create(&hcrt__cl_sched.hp.cache,
+                                &hcrt__cl_sched.hp.params,
+                                &hcrt__cl_sched.cache) != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_SCHED, "cannot create the probe cache");
+    hcrt_info(HCRT_MOD_SCHED, "loop threshold %.1f us from %s",
+              hcrt__cl_sched.hp.threshold.threshold_us,
+              hcrt__cl_sched.hp.threshold.source);
+    hcrt__cl_sched.loaded = 1;
+}
+
+void hcrt__cl_sched_load(void)
+{
+    pthread_once(&load_once, load);
+}
+
+/* ---- decisions for HCRT_STATS (kept on the head) ------------------------ */
+
+typedef struct loop_rec {
+    struct loop_rec *next;
+    const char *where;
+    uint64_t id, runs, windows, cross, single, cached, small, probe_iters;
+    const void *ident; /* named by address without debug info */
+    char *last;        /* the last decision, printed */
+} loop_rec_t;
+
+static pthread_mutex_t rec_mu = PTHREAD_MUTEX_INITIALIZER;
+static loop_rec_t *recs;
+static uint64_t chunk_counts[4], refill_counts[4];
+
+void hcrt__cl_count_chunks(hcrt__cl_pool_kind_t kind, uint64_t chunks,
+                           uint64_t refills)
+{
+    __atomic_fetch_add(&chunk_counts[kind], chunks, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&refill_counts[kind], refills, __ATOMIC_RELAXED);
+}
+
+static loop_rec_t *rec_of(const hcrt__cl_pool_t *p)
+{
+    loop_rec_t *r = recs;
+    while (r && r->ident != (const void *)p->loc)
+        r = r->next;
+    if (!r && (r = calloc(1, sizeof(*r)))) { /* appended: first seen first */
+        r->id = p->hp->loop_id;
+        r->where =
+            p->loc && p->loc->psource && !strstr(p->loc->psource, ";unknown;")
+                ? p->loc->psource
+                : NULL;
+        r->ident = p->loc;
+        loop_rec_t **q = &recs;
+        while (*q)
+            q = &(*q)->next;
+        *q = r;
+    }
+    return r;
+}
+
+static void record(const hcrt__cl_pool_t *p, const hcrt__hetprobe_decision_t *d,
+                   int probed, int first)
+{
+    if (hcrt__rank() != 0 || !hcrt__stats_on)
+        return;
+    pthread_mutex_lock(&rec_mu);
+    loop_rec_t *r = rec_of(p);
+    if (r) {
+        r->runs += first;
+        r->windows++;
+        r->probe_iters += probed ? p->hp->probed : 0;
+        if (d->why == HCRT_HP_WHY_CACHED)
+            r->cached++;
+        else if (d->kind == HCRT_HP_CROSS)
+            r->cross++;
+        else if (d->kind == HCRT_HP_SINGLE)
+            r->single++;
+        else
+            r->small++;
+        char *buf = NULL;
+        size_t len = 0;
+        FILE *f = open_memstream(&buf, &len);
+        if (f) {
+            fprintf(f, "    window %d, iterations from %" PRIu64 ":\n",
+                    d->window, d->first);
+            hcrt__hetprobe_decision_print(f, "      ", d);
+            fclose(f);
+            free(r->last);
+            r->last = buf;
+        }
+    }
+    pthread_mutex_unlock(&rec_mu);
+}
+
+static void print_decisions(FILE *out, void *arg)
+{
+    (void)arg;
+    fprintf(out,
+            "node pools (head): dynamic %" PRIu64 " chunks / %" PRIu64
+            " global claims, guided %" PRIu64 " / %" PRIu64
+            ", hetprobe %" PRIu64 ", hetprobe_i %" PRIu64 " chunks\n",
+            chunk_counts[0], refill_counts[0], chunk_counts[1],
+            refill_counts[1], chunk_counts[2], chunk_counts[3]);
+    if (!recs)
+        return;
+    fprintf(out, "threshold %.1f us (%s)\n",
+            hcrt__cl_sched.hp.threshold.threshold_us,
+            hcrt__cl_sched.hp.threshold.source);
+    for (loop_rec_t *r = recs; r; r = r->next) {
+        if (r->where)
+            fprintf(out, "loop %s", r->where);
+        else
+            fprintf(out, "loop at ident %p (build with -g for its line)",
+                    r->ident);
+        fprintf(out,
+                ": %" PRIu64 " runs, %" PRIu64
+                " decisions (probed: cross %" PRIu64 ", single %" PRIu64
+                "; from the probe cache %" PRIu64
+                "; too small to probe %" PRIu64 "), %" PRIu64
+                " iterations probed; last:\n",
+                r->runs, r->windows, r->cross, r->single, r->cached, r->small,
+                r->probe_iters);
+        if (r->last)
+            fputs(r->last, out);
+    }
+}
+
+void hcrt__cl_sched_stats_init(void)
+{
+    hcrt__stats_register("cluster loop schedules", print_decisions, NULL);
+}
+
+/* ---- windows ------------------------------------------------------------ */
+
+static uint64_t fnv(const char *s)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    while (s && *s)
+        h = (h ^ (unsigned char)*s++) * 0x100000001b3ULL;
+    return h;
+}
+
+/* This node's range of `n` iterations from `at` under weights w. */
+static void my_share(hcrt__cl_pool_t *p, uint64_t at, uint64_t n,
+                     const double *w, uint64_t *lo, uint64_t *hi)
+{
+    uint64_t start[p->nn + 1];
+    if (hcrt__sched_weighted_split(n, p->nn, w, p->hp->thr, start) != HCRT_OK)
+        hcrt__sched_weighted_split(n, p->nn, NULL, p->hp->thr, start);
+    *lo = at + start[p->me], *hi = at + start[p->me + 1];
+}
+
+/* Runs [at, trip) under the last decision without probing again; the
+ * shares go to h->d.share. */
+static void final_split(hcrt__cl_pool_t *p, uint64_t at)
+{
+    hcrt__cl_hp_t *h = p->hp;
+    uint64_t start[p->nn + 1], n = p->trip - at;
+    if (h->single >= 0) {
+        for (int k = 0; k <= p->nn; k++)
+            start[k] = k <= h->single ? 0 : n;
+    } else if (hcrt__sched_weighted_split(n, p->nn, h->weight, h->thr, start) !=
+               HCRT_OK) {
+        hcrt__sched_weighted_split(n, p->nn, NULL, h->thr, start);
+    }
+    for (int k = 0; k < p->nn; k++)
+        h->d.share[k] = start[k + 1] - start[k];
+    h->run_end = p->trip;
+    h->nseg = 0;
+    if (h->single >= 0) {
+        p->lo = p->hi = at;
+        if (h->single == p->me)
+            p->hi = p->trip;
+    } else {
+        my_share(p, at, p->trip - at, h->weight, &p->lo, &p->hi);
+    }
+    h->phase = PH_RUN;
+}
+
+/* Starts the window at `pos` (same on every node). */
+static void start_window(hcrt__cl_pool_t *p, uint64_t pos)
+{
+    hcrt__cl_hp_t *h = p->hp;
+    uint64_t rem = p->trip - pos, T = (uint64_t)p->total;
+    uint64_t minp = h->prm.min_probe_iters;
+
+    h->pos = pos;
+    if (rem == 0) {
+        p->lo = p->hi = pos, h->run_end = pos, h->phase = PH_RUN;
+        return;
+    }
+    if (rem < 2 * minp * T || h->win >= h->maxwin) {
+        final_split(p, pos);
+        return;
+    }
+    double pct = h->prm.probe_pct / 100.0;
+    uint64_t P = (uint64_t)ceil(pct * (double)(h->win == 0 ? rem : h->wlen));
+    P = P < minp * T ? minp * T : P;
+    P = P > rem / 2 ? rem / 2 : P;
+    double pw[p->nn];
+    for (int k = 0; k < p->nn; k++)
+        pw[k] = h->weight[k] > PROBE_FLOOR ? h->weight[k] : PROBE_FLOOR;
+    /* Time bound on the slices: a node whose estimate says one iteration
+     * takes longer than the fastest node's whole probe share (per thread),
+     * e.g. one that must fetch a large row, probes nothing this time (its
+     * cached speed stands; the decision finds it without a speed). */
+    double W = 0;
+    for (int k = 0; k < p->nn; k++)
+        W += pw[k] * h->thr[k];
+    for (int k = 0; k < p->nn; k++)
+        if (h->weight[k] * (double)P / W < 1.0)
+            pw[k] = 0.0;
+    if (hcrt__sched_weighted_split(P, p->nn, pw, h->thr, h->pstart) != HCRT_OK)
+        hcrt__sched_weighted_split(P, p->nn, NULL, h->thr, h->pstart);
+    h->plo = pos + h->pstart[p->me], h->phi = pos + h->pstart[p->me + 1];
+    uint64_t L = h->phi - h->plo;
+    h->rounds = 1; /* the first round gives each thread an iteration */
+    while (h->rounds < PROBE_ROUNDS &&
+           L / ((UINT64_C(1) << (h->rounds + 1)) - 1) >= (uint64_t)p->local)
+        h->rounds++;
+    h->pchunks = L ? p->local * h->rounds : 0;
+    h->phanded = h->pdone = h->closed = h->nseg = 0;
+    h->t0 = 0;
+    h->psecs = h->cm_sum = 0.0, h->cm_n = 0;
+    h->probe_n = P;
+    h->run_end = p->trip;
+    if (p->kind == HCRT_CLP_HETPROBE_I) {
+        h->run_end = pos + P + h->wlen;
+        if (h->run_end > p->trip || p->trip - h->run_end < h->wlen / 2 ||
+            p->trip - h->run_end < 2 * minp * T)
+            h->run_end = p->trip;
+    }
+    p->lo = p->hi = 0;
+    h->phase = PH_PROBE;
+}
+
+void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
+{
+    hcrt__cl_hp_t *h = calloc(1, sizeof(*h));
+    int nn = p->nn;
+    char err[200];
+
+    if (!h || !(h->thr = calloc((size_t)nn, sizeof(int))) ||
+        !(h->weight = calloc((size_t)nn, sizeof(double))) ||
+        !(h->d.csr = calloc((size_t)nn, sizeof(double))) ||
+        !(h->d.share = calloc((size_t)nn, sizeof(uint64_t))) ||
+        !(h->pstart = calloc((size_t)nn + 1, sizeof(uint64_t))) ||
+        !(h->sg_lo = calloc((size_t)nn + 2, sizeof(uint64_t))) ||
+        !(h->sg_v = calloc((size_t)nn + 2, sizeof(uint64_t))))
+        hcrt_fatal(HCRT_MOD_SCHED, "out of memory for a HetProbe loop");
+    p->hp = h;
+    hcrt__hetprobe_mode_t mode = p->kind == HCRT_CLP_HETPROBE_I
+                                     ? HCRT_HP_MODE_HETPROBE_I
+                                     : HCRT_HP_MODE_HETPROBE;
+    if (hcrt__hetprobe_params_for_loop(&hcrt__cl_sched.hp.params, mode, pct,
+                                       (int64_t)p->chunk, &h->prm, err,
+                                       sizeof(err)) != HCRT_OK) {
+        hcrt_warn(HCRT_MOD_SCHED, "%s: %s; using the settings",
+                  p->loc && p->loc->psource ? p->loc->psource : "loop", err);
+        h->prm = hcrt__cl_sched.hp.params;
+        h->prm.mode = mode;
+    }
+    for (int k = 0; k < nn; k++) {
+        h->thr[k] = hcrt__cluster_node_threads(k);
+        h->weight[k] = hcrt__cl_sched.hp.csr ? hcrt__cl_sched.hp.csr[k] : 1.0;
+    }
+    h->single = -1;
+    /* the ident's address: the same in every rank (same binary, no ASLR);
+     * not the trip count, so a loop whose bounds shrink (LU) is one loop */
+    h->loop_id = fnv(p->loc ? p->loc->psource : NULL) ^
+                 ((uint64_t)(uintptr_t)p->loc * 0x9e3779b97f4a7c15ULL);
+    h->maxwin = hcrt__cl_hp_windows(p->kind, p->trip, pct);
+    uint64_t w = (uint64_t)ceil(h->prm.reprobe_pct / 100.0 * (double)p->trip);
+    uint64_t wmin = (p->trip + (uint64_t)h->maxwin - 2) /
+                    (uint64_t)(h->maxwin > 2 ? h->maxwin - 2 : 1);
+    h->wlen = w > wmin ? w : wmin;
+    if (h->wlen == 0)
+        h->wlen = 1;
+    h->max_c = 0;
+    if (p->kind == HCRT_CLP_HETPROBE_I) {
+        uint64_t per =
+            h->wlen / ((uint64_t)p->total * (uint64_t)h->prm.fractions);
+        h->max_c = per > 1 ? per : 1;
+    }
+
+    const hcrt__hetprobe_decision_t *reuse = NULL;
+    const double *prior = NULL;
+    hcrt__hetprobe_decision_t cached = {0};
+    double cached_csr[nn];
+    if (p->kind == HCRT_CLP_HETPROBE) {
+        pthread_mutex_lock(&cache_mu);
+        hcrt__probecache_lookup(hcrt__cl_sched.cache, h->loop_id, nn, h->thr,
+                                &reuse, &prior);
+        if (prior)
+            for (int k = 0; k < nn; k++)
+                h->weight[k] = prior[k] > 0 ? prior[k] : PROBE_FLOOR;
+        if (reuse) {
+            cached = *reuse;
+            memcpy(cached_csr, reuse->csr, sizeof(double) * (size_t)nn);
+        }
+        pthread_mutex_unlock(&cache_mu);
+    }
+    if (reuse) { /* a stable loop: its smoothed decision, no probe */
+        h->single = cached.kind == HCRT_HP_SINGLE ? cached.node : -1;
+        memcpy(h->weight, cached_csr, sizeof(double) * (size_t)nn);
+        final_split(p, 0);
+        cached.csr = cached_csr;
+        cached.share = h->d.share;
+        cached.window = 0, cached.first = 0, cached.remaining = p->trip;
+        record(p, &cached, 0, 1);
+        return;
+    }
+    if (p->trip < 2 * h->prm.min_probe_iters * (uint64_t)p->total) {
+        final_split(p, 0); /* too small to probe: static by the prior */
+        hcrt__hetprobe_decision_t d = {.kind = HCRT_HP_STATIC,
+                                       .why = HCRT_HP_WHY_SMALL_LOOP,
+                                       .node = -1,
+                                       .nnodes = nn,
+                                       .remaining = p->trip,
+                                       .threshold_us = h->prm.threshold_us,
+                                       .min_period_us = INFINITY,
+                                       .csr = h->weight,
+                                       .share = h->d.share};
+        record(p, &d, 0, 1);
+        return;
+    }
+    start_window(p, 0);
+}
+
+void hcrt__cl_hp_free(hcrt__cl_pool_t *p)
+{
+    hcrt__cl_hp_t *h = p->hp;
+    if (!h)
+        return;
+    free(h->thr), free(h->weight), free(h->d.csr), free(h->d.share);
+    free(h->pstart), free(h->sg_lo), free(h->sg_v);
+    free(h);
+}
+
+/* A probe cut short after one or two page transfers says little about the
+ * fault period (elapsed / faults is then about the latency of one fetch):
+ * a cross decision in which every node but one ran below PROBE_FLOOR of
+ * the fastest while fetching pages is taken as what it is, the faults
+ * keeping the others from contributing: single node on the fast one. */
+static void single_if_faulting(const hcrt__cl_pool_t *p,
+                               const hcrt__hetprobe_node_meas_t *m,
+                               hcrt__hetprobe_decision_t *d)
+{
+    int fast = -1, nfast = 0;
+    if (d->kind != HCRT_HP_CROSS)
+        return;
+    for (int k = 0; k < p->nn; k++) {
+        if (d->csr[k] >= PROBE_FLOOR)
+            fast = k, nfast++;
+        else if (m[k].faults == 0)
+            return; /* slow without faults: not the DSM's doing */
+    }
+    if (nfast != 1)
+        return;
+    d->kind = HCRT_HP_SINGLE;
+    d->why = HCRT_HP_WHY_FAULTS_FREQUENT;
+    d->node = fast;
+    d->tie = HCRT_HP_TIE_NONE;
+}
+
+/* The leader's part: publish, gather, decide, split the window's rest. */
+static void exchange(hcrt__cl_pool_t *p)
+{
+    hcrt__cl_hp_t *h = p->hp;
+    int nn = p->nn, win = h->win;
+    hcrt_dsm_counters_t c1;
+    hcrt__dsm_counters(&c1);
+    uint64_t tr = h->t0 ? (c1.pages_fetched - h->c0.pages_fetched) +
+                              (c1.diff_pages - h->c0.diff_pages)
+                        : 0; /* no probe here: nothing measured */
+    double el_us = h->t0 ? (double)(hcrt__now_ns() - h->t0) / 1e3 : 0;
+    if (h->pchunks && !h->closed) /* done first: the others stop */
+        hcrt__cl_close(p, win);
+    uint64_t v[5] = {sub_off(p, h->pchunks), hcrt__cl_fbits(h->psecs), tr,
+                     hcrt__cl_fbits(el_us),
+                     hcrt__cl_pack_cmpki(h->cm_n ? h->cm_sum / h->cm_n : -1)};
+    hcrt__hetprobe_node_meas_t m[nn];
+
+    hcrt__cl_publish(p, win, v);
+    hcrt__cl_gather(p, win, m);
+    hcrt__hetprobe_decision_t *d = &h->d;
+    d->nnodes = nn, d->window = win, d->meas = m;
+    hcrt__hetprobe_decide(&h->prm, nn, h->thr, m, d);
+    single_if_faulting(p, m, d);
+    uint64_t at = h->pos + h->probe_n, n = 0, base = 0;
+    h->probed = 0;
+    h->nseg = 0;
+    for (int k = 0; k < nn; k++) { /* probe iterations a node left undone */
+        uint64_t lo = h->pos + h->pstart[k], hi = h->pos + h->pstart[k + 1];
+        lo = m[k].iters < hi - lo ? lo + m[k].iters : hi;
+        h->probed += lo - (h->pos + h->pstart[k]);
+        if (lo < hi)
+            h->sg_lo[h->nseg] = lo, h->sg_v[h->nseg++] = n, n += hi - lo;
+    }
+    if (h->nseg) { /* split them with the window's rest: [lo, hi) index */
+        h->sg_lo[h->nseg] = at, h->sg_v[h->nseg++] = n;
+        n += h->run_end - at;
+        h->sg_v[h->nseg] = n;
+    } else {
+        base = at, n = h->run_end - at;
+    }
+    d->first = at, d->remaining = n;
+    uint64_t start[nn + 1];
+    if (d->kind == HCRT_HP_CROSS) {
+        if (hcrt__sched_weighted_split(n, nn, d->csr, h->thr, start) != HCRT_OK)
+            hcrt__sched_weighted_split(n, nn, NULL, h->thr, start);
+        h->single = -1;
+        memcpy(h->weight, d->csr, sizeof(double) * (size_t)nn);
+    } else {
+        for (int k = 0; k <= nn; k++)
+            start[k] = k <= d->node ? 0 : n;
+        h->single = d->node;
+        for (int k = 0; k < nn; k++)
+            h->weight[k] = d->csr[k] > 0 ? d->csr[k] : PROBE_FLOOR;
+    }
+    for (int k = 0; k < nn; k++)
+        d->share[k] = start[k + 1] - start[k];
+    if (p->kind == HCRT_CLP_HETPROBE && win == 0) {
+        pthread_mutex_lock(&cache_mu);
+        hcrt__probecache_update(hcrt__cl_sched.cache, h->loop_id, nn, m, 1);
+        pthread_mutex_unlock(&cache_mu);
+    }
+    record(p, d, 1, win == 0);
+    d->meas = NULL;
+    pthread_mutex_lock(&p->mu);
+    p->lo = base + start[p->me], p->hi = base + start[p->me + 1];
+    h->win++;
+    h->phase = PH_RUN;
+    h->exchanging = 0;
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
+/* Closes the calling thread's probe chunk (its time is the measurement). */
+static void close_probe(hcrt__cl_hp_t *h)
+{
+    uint64_t t = hcrt__now_ns(), cm, in;
+    h->psecs += (double)(t - tl.t0) / 1e9;
+    h->pdone++;
+    if (perf_read(&cm, &in) && in > tl.in0) {
+        h->cm_sum += 1000.0 * (double)(cm - tl.cm0) / (double)(in - tl.in0);
+        h->cm_n++;
+    }
+    tl.probing = 0;
+}
+
+/* Maps a chunk of the segment index (after a window closed early) to
+ * loop iterations, cut at its segment's end (the rest stays in the pool). */
+static void unindex(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
+{
+    hcrt__cl_hp_t *h = p->hp;
+    int s = 0;
+    while (s + 1 < h->nseg && h->sg_v[s + 1] <= *first)
+        s++;
+    uint64_t end = h->sg_v[s + 1];
+    if (*first + *n > end)
+        p->lo = end, *n = end - *first;
+    *first = h->sg_lo[s] + (*first - h->sg_v[s]);
+}
+
+int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
+{
+    hcrt__cl_hp_t *h = p->hp;
+
+    pthread_mutex_lock(&p->mu);
+    if (tl.probing && tl.pool == p)
+        close_probe(h);
+    for (;;) {
+        /* after every thread had a sub-chunk: stop once a node is done */
+        if (h->phase == PH_PROBE && h->phanded < h->pchunks && !h->closed &&
+            h->phanded >= p->local && hcrt__cl_closed(p, h->win)) {
+            h->closed = 1;
+            h->pchunks = h->phanded;
+            continue;
+        }
+        if (h->phase == PH_PROBE && h->phanded < h->pchunks) {
+            int j = h->phanded++;
+            uint64_t a = sub_off(p, j), b = sub_off(p, j + 1);
+            if (a == b) { /* fewer iterations than sub-chunks */
+                h->pdone++;
+                continue;
+            }
+            *first = h->plo + a, *n = b - a;
+            if (!h->t0) {
+                h->t0 = hcrt__now_ns();
+                hcrt__dsm_counters(&h->c0);
+            }
+            tl.pool = p, tl.probing = 1;
+            if (!perf_read(&tl.cm0, &tl.in0))
+                tl.cm0 = tl.in0 = 0;
+            tl.t0 = hcrt__now_ns();
+            break;
+        }
+        if (h->phase == PH_PROBE) {
+            if (h->pdone == h->pchunks && !h->exchanging) {
+                h->exchanging = 1;
+                pthread_mutex_unlock(&p->mu);
+                exchange(p);
+                pthread_mutex_lock(&p->mu);
+            } else {
+                pthread_cond_wait(&p->cv, &p->mu);
+            }
+            continue;
+        }
+        if (h->phase == PH_RUN && p->lo < p->hi) {
+            *n = hcrt__cl_take(p, 1, h->prm.min_chunk, h->max_c, first);
+            if (h->nseg)
+                unindex(p, first, n);
+            break;
+        }
+        if (h->phase == PH_RUN && h->run_end < p->trip) {
+            start_window(p, h->run_end);
+            pthread_cond_broadcast(&p->cv);
+            continue;
+        }
+        h->phase = PH_DONE;
+        pthread_mutex_unlock(&p->mu);
+        return 0;
+    }
+    pthread_mutex_unlock(&p->mu);
+    hcrt__cl_count_chunks(p->kind, 1, 0);
+    return 1;
+}

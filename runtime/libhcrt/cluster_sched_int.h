@@ -1,0 +1,62 @@
+/*
+ * cluster_sched_int.h - shared by cluster_sched.c (pools, exchange) and
+ * cluster_hp.c (the HetProbe window protocol, settings, stats).
+ */
+#ifndef HCRT_CLUSTER_SCHED_INT_H
+#define HCRT_CLUSTER_SCHED_INT_H
+
+#include <pthread.h>
+#include <stdint.h>
+
+#include "libhcrt/cluster_sched.h"
+#include "sched/hetprobe.h"
+
+typedef struct hcrt__cl_hp hcrt__cl_hp_t;
+
+struct hcrt__cl_pool {
+    struct hcrt__cl_pool *next;
+    pthread_mutex_t mu;
+    pthread_cond_t cv;
+    uint32_t seq;
+    hcrt__cl_pool_kind_t kind;
+    hcrt_ident_t *loc;
+    uint64_t trip, chunk;
+    int nn, me, local, total;
+    int refs, left, leaving; /* threads joined, gone, leaving */
+    uint64_t lo, hi;         /* this node's current range */
+    uint64_t refills, chunks;
+    hcrt__cl_hp_t *hp;
+};
+
+typedef struct hcrt__cl_sched_state {
+    int loaded;
+    int csr_set;                  /* HCRT_SCHED_CSR given */
+    hcrt__hetprobe_settings_t hp; /* HCRT_SCHED_* */
+    hcrt__probecache_t *cache;
+} hcrt__cl_sched_state_t;
+extern hcrt__cl_sched_state_t hcrt__cl_sched;
+
+void hcrt__cl_sched_load(void);
+
+/* cluster_hp.c */
+void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct);
+void hcrt__cl_hp_free(hcrt__cl_pool_t *p);
+int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n);
+void hcrt__cl_count_chunks(hcrt__cl_pool_kind_t kind, uint64_t chunks,
+                           uint64_t refills);
+
+/* cluster_sched.c */
+int hcrt__cl_hp_windows(hcrt__cl_pool_kind_t kind, uint64_t trip, int pct);
+uint64_t hcrt__cl_take(hcrt__cl_pool_t *p, int guided, uint64_t min_c,
+                       uint64_t max_c, uint64_t *first);
+void hcrt__cl_publish(hcrt__cl_pool_t *p, int win, const uint64_t v[5]);
+void hcrt__cl_gather(hcrt__cl_pool_t *p, int win,
+                     hcrt__hetprobe_node_meas_t *m);
+/* Closes probe window `win` for every node (the first node done with its
+ * probe share); whether some node closed it (a DSM load at its home). */
+void hcrt__cl_close(hcrt__cl_pool_t *p, int win);
+int hcrt__cl_closed(hcrt__cl_pool_t *p, int win);
+uint64_t hcrt__cl_pack_cmpki(double cmpki);
+uint64_t hcrt__cl_fbits(double d);
+
+#endif /* HCRT_CLUSTER_SCHED_INT_H */
