@@ -8,8 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-/* enough regions that >= 1000 are in flight even on a loaded machine */
-#define NT 4000
+/* Each region of the first loop busies its device for SPIN seconds, far
+ * longer than the head takes to issue one, so >= 1000 are in flight at
+ * once whatever the thread counts and the load. */
+#define NT 2000
+#define SPIN 5e-4
 #define CH 64
 
 int main(void)
@@ -23,7 +26,12 @@ int main(void)
     {
         for (int i = 0; i < NT; i++) {
 #pragma omp target nowait depend(out : x[i]) map(tofrom : x[i : 1])
-            x[i] = 3 * i + 1;
+            {
+                double t = omp_get_wtime();
+                while (omp_get_wtime() - t < SPIN)
+                    ;
+                x[i] = 3 * i + 1;
+            }
         }
 #pragma omp taskwait
         /* four chains of inout tasks, each hopping over the devices: the
