@@ -12,7 +12,7 @@
  * longer than the head takes to issue one, so >= 1000 are in flight at
  * once whatever the thread counts and the load. */
 #define NT 2000
-#define SPIN 5e-4
+#define SPIN 2e-3
 #define CH 64
 
 int main(void)
