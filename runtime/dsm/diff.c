@@ -57,29 +57,35 @@ static void for_runs(vec_t *s, int prot)
     }
 }
 
+/* Finds the next run of bytes of `cur` that differ from `twin`, from *pos
+ * on (comparing 8 bytes at a time where aligned). Returns the run's start
+ * and leaves *pos at its end; DSM_PAGE when the page has no more. */
+static size_t next_run(const uint8_t *cur, const uint8_t *twin, size_t *pos)
+{
+    size_t i = *pos;
+    while (i < DSM_PAGE) {
+        if ((i & 7) == 0 && !memcmp(cur + i, twin + i, 8)) {
+            i += 8;
+            continue;
+        }
+        if (cur[i] != twin[i])
+            break;
+        i++;
+    }
+    size_t s = i;
+    while (i < DSM_PAGE && cur[i] != twin[i])
+        i++;
+    *pos = i;
+    return s;
+}
+
 /* Encodes the bytes of `cur` that differ from `twin`; returns bytes used. */
 static size_t encode_diff(uint32_t idx, const uint8_t *cur, const uint8_t *twin,
                           uint8_t *out)
 {
     uint8_t *o = out + 8;
-    size_t i = 0;
-    while (i < DSM_PAGE) {
-        if ((i & 7) == 0) {
-            uint64_t x, y;
-            memcpy(&x, cur + i, 8);
-            memcpy(&y, twin + i, 8);
-            if (x == y) {
-                i += 8;
-                continue;
-            }
-        }
-        if (cur[i] == twin[i]) {
-            i++;
-            continue;
-        }
-        size_t s = i;
-        while (i < DSM_PAGE && cur[i] != twin[i])
-            i++;
+    size_t i = 0, s;
+    while ((s = next_run(cur, twin, &i)) < DSM_PAGE) {
         uint16_t off = (uint16_t)s, len = (uint16_t)(i - s);
         memcpy(o, &off, 2);
         memcpy(o + 2, &len, 2);
@@ -134,19 +140,8 @@ static size_t apply_direct(size_t idx, int home)
     char *dst = hcrt__dsm_shm_page(home, idx);
     dsm_dir_t *d = hcrt__dsm_shm_dir(home, idx);
     uint32_t seq = 0;
-    size_t weight = 0, i = 0;
-    while (i < DSM_PAGE) {
-        if ((i & 7) == 0 && !memcmp(cur + i, twin + i, 8)) {
-            i += 8;
-            continue;
-        }
-        if (cur[i] == twin[i]) {
-            i++;
-            continue;
-        }
-        size_t s = i;
-        while (i < DSM_PAGE && cur[i] != twin[i])
-            i++;
+    size_t weight = 0, i = 0, s;
+    while ((s = next_run(cur, twin, &i)) < DSM_PAGE) {
         if (!weight) {
             seq = hcrt__dsm_seq_lock(d);
             weight = 8;
