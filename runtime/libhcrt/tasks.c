@@ -5,17 +5,88 @@
  * One node: libomp's tasking. The cluster runtime records head-region tasks
  * into a graph here instead of running them at once.
  */
+#include <stdlib.h>
+#include <string.h>
+
 #include "libhcrt/core.h"
 #include "libhcrt/kmp_abi.h"
+#include "libhcrt/log.h"
 #include "libhcrt/offload/ofl_exec.h"
+
+/*
+ * Untied tasks run to completion on the thread that starts them (a
+ * conforming choice, and libgomp's). clang splits an untied task's body into
+ * parts and, at each task scheduling point, re-enqueues the task itself with
+ * __kmpc_omp_task and returns; libomp 19 deadlocks on those re-enqueues when
+ * untied tasks nest in taskgroups at 3+ threads (every thread yields in
+ * __kmpc_end_taskgroup; 24 of 30 runs of a 2^11-task tree hung), and aborts
+ * on an if(0) untied task that creates tasks (td_last_tied is NULL). So an
+ * untied task is allocated tied, and its entry becomes untied_entry, which
+ * runs the parts in a loop: a re-enqueue of the task it is running only
+ * asks for the next part. libomp sees a tied task that never suspends.
+ */
+#define KMP_TASK_TIED 0x1
+
+typedef struct untied_frame {
+    void *task;
+    int resubmit;
+    struct untied_frame *up;
+} untied_frame_t;
+
+static _Thread_local untied_frame_t *untied_top;
+
+/* libomp's kmp_task_t starts {shareds, routine, part_id, ...} and its
+ * shareds block follows the task (and its privates) directly. The real
+ * entry is kept in one extra pointer-sized slot between the two, so it sits
+ * just below task->shareds, also in the copies taskloop makes. */
+typedef struct {
+    char *shareds;
+    hcrt_task_entry_t routine;
+} kmp_task_head_t;
+
+static hcrt_task_entry_t untied_real(void *task)
+{
+    hcrt_task_entry_t real;
+    memcpy(&real, ((kmp_task_head_t *)task)->shareds - sizeof real,
+           sizeof real);
+    return real;
+}
+
+static int32_t untied_entry(int32_t gtid, void *task)
+{
+    untied_frame_t f = {task, 0, untied_top};
+    hcrt_task_entry_t real = untied_real(task);
+    untied_top = &f;
+    do {
+        f.resubmit = 0;
+        real(gtid, task);
+    } while (f.resubmit);
+    untied_top = f.up;
+    return 0;
+}
 
 HCRT_ABI_EXPORT void *__hcrt_omp_task_alloc(hcrt_ident_t *loc, int32_t gtid,
                                             int32_t flags, size_t sizeof_task,
                                             size_t sizeof_shareds,
                                             hcrt_task_entry_t entry)
 {
-    return __kmpc_omp_task_alloc(loc, gtid, flags, sizeof_task, sizeof_shareds,
-                                 entry);
+    if (flags & KMP_TASK_TIED)
+        return __kmpc_omp_task_alloc(loc, gtid, flags, sizeof_task,
+                                     sizeof_shareds, entry);
+    size_t slot = (sizeof_task + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
+    /* a shareds block of at least one byte, so task->shareds is set */
+    char *task = __kmpc_omp_task_alloc(
+        loc, gtid, flags | KMP_TASK_TIED, slot + sizeof entry,
+        sizeof_shareds ? sizeof_shareds : 1, untied_entry);
+    if (((kmp_task_head_t *)task)->shareds != task + slot + sizeof entry)
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "libomp's task layout is not the one hcc was built for "
+                   "(shareds at %td, expected %zu); rebuild hcc against "
+                   "this libomp",
+                   ((kmp_task_head_t *)task)->shareds - task,
+                   slot + sizeof entry);
+    memcpy(task + slot, &entry, sizeof entry);
+    return task;
 }
 
 HCRT_ABI_EXPORT void *
@@ -33,6 +104,10 @@ __hcrt_omp_target_task_alloc(hcrt_ident_t *loc, int32_t gtid, int32_t flags,
 HCRT_ABI_EXPORT int32_t __hcrt_omp_task(hcrt_ident_t *loc, int32_t gtid,
                                         void *task)
 {
+    if (untied_top && untied_top->task == task) { /* next part of its body */
+        untied_top->resubmit = 1;
+        return 0;
+    }
     return __kmpc_omp_task(loc, gtid, task);
 }
 
@@ -67,15 +142,34 @@ __hcrt_omp_taskwait_deps_51(hcrt_ident_t *loc, int32_t gtid, int32_t ndeps,
                                 nowait);
 }
 
+/* An undeferred untied task: clang calls its real entry once, directly,
+ * between these two; the parts it asks for are run before completing. */
 HCRT_ABI_EXPORT void __hcrt_omp_task_begin_if0(hcrt_ident_t *loc, int32_t gtid,
                                                void *task)
 {
+    if (((kmp_task_head_t *)task)->routine == untied_entry) {
+        untied_frame_t *f = malloc(sizeof *f);
+        if (!f)
+            hcrt_fatal(HCRT_MOD_CORE, "out of memory starting an if(0) task");
+        *f = (untied_frame_t){task, 0, untied_top};
+        untied_top = f;
+    }
     __kmpc_omp_task_begin_if0(loc, gtid, task);
 }
 
 HCRT_ABI_EXPORT void __hcrt_omp_task_complete_if0(hcrt_ident_t *loc,
                                                   int32_t gtid, void *task)
 {
+    untied_frame_t *f = untied_top;
+    if (f && f->task == task) {
+        hcrt_task_entry_t real = untied_real(task);
+        while (f->resubmit) {
+            f->resubmit = 0;
+            real(gtid, task);
+        }
+        untied_top = f->up;
+        free(f);
+    }
     __kmpc_omp_task_complete_if0(loc, gtid, task);
 }
 

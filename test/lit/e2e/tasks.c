@@ -1,7 +1,10 @@
 // Explicit tasks: recursive creation with taskwait, shared/firstprivate
 // data, taskgroup, if(0) and final (undeferred/included tasks), untied,
 // mergeable, priority, and task reductions (task_reduction/in_reduction).
-// RUN: %e2e --O0 %s %t
+// The reference stops at 2 threads: clang-19's libomp deadlocks on the
+// untied tasks of tree() at 3 threads (~8% of runs); hcc runs them tied and
+// is still checked at 3.
+// RUN: %e2e --O0 --ref-threads "1 2" %s %t
 #include <omp.h>
 
 #include "e2e.h"
