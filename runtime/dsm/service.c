@@ -415,8 +415,9 @@ static void idle(uint64_t *last_busy)
     /* Naps grow from 20 us to IDLE_NAP_MAX_NS the longer the rank stays
      * idle: on this kind of VM each wake-up costs ~15 us, so 100 us naps
      * through a long computation took 12-19% of a core from it (EP-like
-     * loop at 2 ranks); a request arriving after a long quiet spell waits
-     * at most one nap. */
+     * loop at 2 ranks), and 1 ms naps still took ~2%; past 1 ms a nap is
+     * 1% of the quiet spell (at most 8 ms), so a request arriving after a
+     * long quiet spell waits at most one nap, <= 1% of the spell. */
     uint64_t quiet = t - *last_busy;
     long ns = 20000;
     if (quiet >= 8 * dsm.spin_ns) {
@@ -426,6 +427,10 @@ static void idle(uint64_t *last_busy)
             ns *= 2;
         if (ns > IDLE_NAP_MAX_NS)
             ns = IDLE_NAP_MAX_NS;
+        /* past 1 ms: 1% of the quiet spell, up to 8 ms */
+        if (ns == IDLE_NAP_MAX_NS && quiet / 100 > (uint64_t)ns)
+            ns = quiet / 100 > 8 * IDLE_NAP_MAX_NS ? 8 * IDLE_NAP_MAX_NS
+                                                   : (long)(quiet / 100);
     }
     struct timespec ts = {0, ns};
     uint32_t b = atomic_load(&svc.bell);
