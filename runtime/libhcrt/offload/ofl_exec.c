@@ -20,6 +20,7 @@
 #include "libhcrt/offload/ofl_exec_int.h"
 
 ofl_state_t hcrt__ofl;
+static int batch_enabled = 1; /* HCRT_OFFLOAD_BATCH */
 
 /* libomp's, without omp.h (whose enum type we do not need). */
 extern void ofl_fulfill_event(uintptr_t ev) __asm__("omp_fulfill_event");
@@ -50,6 +51,7 @@ void hcrt__offload_init(MPI_Comm comm)
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cv, NULL);
     s->policy = hcrt__config_enum("HCRT_OFFLOAD_POLICY");
+    batch_enabled = hcrt__config_bool("HCRT_OFFLOAD_BATCH");
     if (rank == 0) {
         if (hcrt__dm_create(size, &s->dm) != HCRT_OK)
             hcrt_fatal(HCRT_MOD_TARGET, "out of memory for the data manager");
@@ -391,11 +393,263 @@ static void free_start(const hcrt__dm_op_t *op)
         fail("sending a data operation", op->dst, st);
 }
 
+/* ---- batches: a run of ops on the task's node, with its kernel, sent as
+ * one event (ofl_wire.h); one round trip instead of one per op ---------- */
+
+static int batch_has(const ofl_x_t *x, int64_t id)
+{
+    for (int32_t i = 0; i < x->nbops; i++)
+        if (x->bops[i]->id == id)
+            return 1;
+    return 0;
+}
+
+/* Whether op can join x's batch for node (lock held): it runs there, from
+ * or to the head, and whatever it waits for is done or in the batch. A PUT
+ * after a GET is left out: its bytes are read when the batch is sent. */
+static int batchable(const ofl_x_t *x, const hcrt__dm_op_t *op, int node,
+                     int got)
+{
+    if (op->wait_op >= 0 && !op_done(op->wait_op) && !batch_has(x, op->wait_op))
+        return 0;
+    switch (op->kind) {
+    case HCRT_DM_OP_ALLOC:
+    case HCRT_DM_OP_ATTACH:
+    case HCRT_DM_OP_FREE:
+        return op->dst == node;
+    case HCRT_DM_OP_COPY:
+        if (op->src == HCRT_DM_HOST && op->dst == node)
+            return !got;
+        return op->src == node && op->dst == HCRT_DM_HOST;
+    case HCRT_DM_OP_WAIT:
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+static int batch_add(ofl_x_t *x, const hcrt__dm_op_t *op)
+{
+    if (x->nbops == x->bops_cap) {
+        int32_t cap = x->bops_cap ? 2 * x->bops_cap : 16;
+        const hcrt__dm_op_t **v = realloc(x->bops, (size_t)cap * sizeof(*v));
+        if (!v)
+            return 0;
+        x->bops = v, x->bops_cap = cap;
+    }
+    x->bops[x->nbops++] = op;
+    return 1;
+}
+
+static void batch_cb(hcrt__event_t *ev, void *arg);
+static void batch_finish(ofl_x_t *x, hcrt__event_t *ev);
+
+/* Collects the longest batch from x's position and sends it; returns 0
+ * (and sends nothing) when it would hold fewer than two operations. */
+static int batch_start(ofl_x_t *x)
+{
+    ofl_state_t *s = &hcrt__ofl;
+    int node = x->has_kernel ? x->node : -1, got = 0, kernel = 0, work = 0;
+    int phase = x->phase;
+    int32_t opi = x->opi;
+
+    x->nbops = 0;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        if (phase == 1) {
+            if (x->has_kernel) {
+                kernel = 1;
+                work++;
+            }
+            phase = 2, opi = 0;
+            continue;
+        }
+        if (phase == 3)
+            break;
+        hcrt__dm_plan_t *p = phase == 0 ? &x->pre : &x->post;
+        if (opi >= p->n) {
+            phase++, opi = 0;
+            continue;
+        }
+        const hcrt__dm_op_t *op = &p->ops[opi];
+        if (node < 0 && op->kind != HCRT_DM_OP_WAIT)
+            node = op->dst == HCRT_DM_HOST ? op->src : op->dst;
+        if ((node <= 0 && op->kind != HCRT_DM_OP_WAIT) ||
+            !batchable(x, op, node, got) || !batch_add(x, op))
+            break;
+        if (op->kind == HCRT_DM_OP_COPY && op->dst == HCRT_DM_HOST)
+            got = 1;
+        if (op->kind != HCRT_DM_OP_WAIT)
+            work++;
+        opi++;
+    }
+    pthread_mutex_unlock(&s->lock);
+    if (work < 2)
+        return 0;
+    x->bphase = phase, x->bopi = opi, x->bkernel = kernel;
+
+    /* The blob: records, kernel parameters, private data, PUT bytes. */
+    ofl_batch_hdr_t h = {.nrec = 0, .has_kernel = (uint32_t)kernel};
+    uint64_t put_len = 0, get_len = 0;
+    for (int32_t i = 0; i < x->nbops; i++) {
+        const hcrt__dm_op_t *op = x->bops[i];
+        if (op->kind == HCRT_DM_OP_WAIT)
+            continue;
+        h.nrec++;
+        if (op->kind == HCRT_DM_OP_COPY)
+            *(op->dst == HCRT_DM_HOST ? &get_len : &put_len) += op->len;
+    }
+    if (kernel) {
+        h.nrec++;
+        h.kernel = x->kh.kernel;
+        h.nparams = x->kh.nparams;
+        h.device = x->kh.device;
+        h.priv_len = x->priv ? x->priv_len : 0;
+    }
+    h.put_len = put_len, h.get_len = get_len;
+    size_t recs = (size_t)h.nrec * sizeof(ofl_rec_t),
+           pars = (size_t)h.nparams * sizeof(ofl_param_t),
+           privp = (h.priv_len + 7) & ~(uint64_t)7,
+           len = recs + pars + privp + put_len;
+    char *blob = calloc(1, len ? len : 1);
+    void *get = get_len ? malloc(get_len) : NULL;
+    if (!blob || (get_len && !get))
+        hcrt_fatal(HCRT_MOD_TARGET,
+                   "out of memory for a %zu-byte offload "
+                   "batch",
+                   len + (size_t)get_len);
+    ofl_rec_t *r = (ofl_rec_t *)blob;
+    char *put = blob + recs + pars + privp;
+    int kernel_at = -1;
+    for (int32_t i = 0, k = 0; i <= x->nbops; i++) {
+        /* the kernel record goes where the pre plan ends */
+        int at_kernel =
+            kernel && kernel_at < 0 &&
+            (i == x->nbops || (x->bops[i] >= x->post.ops &&
+                               x->bops[i] < x->post.ops + x->post.n));
+        if (at_kernel) {
+            kernel_at = k;
+            r[k++] = (ofl_rec_t){.kind = OFL_REC_KERNEL};
+        }
+        if (i == x->nbops)
+            break;
+        const hcrt__dm_op_t *op = x->bops[i];
+        ofl_rec_t v = {.buf = op->buf, .off = op->off, .len = op->len};
+        switch (op->kind) {
+        case HCRT_DM_OP_WAIT:
+            continue;
+        case HCRT_DM_OP_ALLOC:
+            v.kind = OFL_REC_ALLOC;
+            break;
+        case HCRT_DM_OP_FREE:
+            v.kind = OFL_REC_FREE;
+            break;
+        case HCRT_DM_OP_ATTACH:
+            v.kind = OFL_REC_ATTACH, v.tbuf = op->tbuf, v.toff = op->toff;
+            break;
+        default: /* COPY */
+            if (op->dst == HCRT_DM_HOST) {
+                v.kind = OFL_REC_GET;
+            } else {
+                v.kind = OFL_REC_PUT;
+                memcpy(put, (void *)(op->host + op->off), op->len);
+                put += op->len;
+            }
+        }
+        r[k++] = v;
+    }
+    if (kernel) {
+        ofl_param_t *pv = (ofl_param_t *)(blob + recs);
+        uint32_t nh = h.nparams < OFL_HDR_PARAMS ? h.nparams : OFL_HDR_PARAMS;
+        memcpy(pv, x->kh.p, nh * sizeof(*pv));
+        if (h.nparams > nh)
+            memcpy(pv + nh, x->xparams, (h.nparams - nh) * sizeof(*pv));
+        if (h.priv_len)
+            memcpy(blob + recs + pars, x->priv, h.priv_len);
+    }
+    x->bblob = blob, x->bget = get;
+
+    hcrt__event_buf_t b = {blob, len}, rb = {get, get_len};
+    hcrt__event_send_t sd = {.type = OFL_EV_BATCH,
+                             .dest = node,
+                             .hdr = &h,
+                             .hdr_len = sizeof(h),
+                             .nbufs = 1,
+                             .bufs = &b,
+                             .nreply = get_len ? 1 : 0,
+                             .reply_bufs = get_len ? &rb : NULL,
+                             .timeout = kernel ? HCRT_EVENT_TIMEOUT_NONE
+                                               : HCRT_EVENT_TIMEOUT_DEFAULT,
+                             .sync = x->sync,
+                             .done = x->sync ? NULL : batch_cb,
+                             .arg = x};
+    hcrt__event_t *ev = NULL;
+    hcrt_status_t st = hcrt__event_send(&sd, x->sync ? &ev : NULL);
+    if (st != HCRT_OK)
+        fail("sending an offload batch", node, st);
+    if (kernel)
+        atomic_fetch_add(&hcrt__ofl.launched, 1);
+    if (x->sync) { /* the caller's loop goes on */
+        hcrt__event_wait(ev, -1.0);
+        batch_finish(x, ev);
+        hcrt__event_release(ev);
+    }
+    return 1;
+}
+
+/* The batch of x completed: GETs land in host memory, its ops are done. */
+static void batch_finish(ofl_x_t *x, hcrt__event_t *ev)
+{
+    hcrt_status_t st = hcrt__event_status(ev);
+    int node = hcrt__event_peer(ev);
+    if (st != HCRT_OK)
+        fail(x->bkernel ? "a kernel with its data"
+                        : "a batch of data "
+                          "operations",
+             node, st);
+    char *get = x->bget;
+    for (int32_t i = 0; i < x->nbops; i++) {
+        const hcrt__dm_op_t *op = x->bops[i];
+        if (op->kind == HCRT_DM_OP_COPY && op->dst == HCRT_DM_HOST) {
+            memcpy((void *)(op->host + op->off), get, op->len);
+            get += op->len;
+        }
+    }
+    if (x->bkernel) {
+        size_t len;
+        const ofl_kernel_reply_t *r = hcrt__event_reply_hdr(ev, &len);
+        if (len >= sizeof(*r))
+            hcrt__ofl_kernel_learn(x->kh.kernel, x->node, (double)r->run_ns);
+    }
+    free(x->bblob);
+    free(x->bget);
+    x->bblob = x->bget = NULL;
+    x->phase = x->bphase, x->opi = x->bopi;
+    int32_t n = x->nbops;
+    x->nbops = 0;
+    /* mark_done may restart other executors, never this one (it is not
+     * parked); the ops stay valid: x's plans live until x is freed. */
+    for (int32_t i = 0; i < n; i++)
+        mark_done(x->bops[i]->id);
+}
+
+static void batch_cb(hcrt__event_t *ev, void *arg)
+{
+    ofl_x_t *x = arg;
+    batch_finish(x, ev);
+    advance(x);
+}
+
 /* Moves x on as far as it can go without waiting (async) or to its end
  * (sync). */
 static void advance(ofl_x_t *x)
 {
     for (;;) {
+        if (x->phase < 3 && batch_enabled && batch_start(x)) {
+            if (!x->sync)
+                return; /* batch_cb goes on */
+            continue;
+        }
         if (x->phase == 1) {
             if (!x->has_kernel) {
                 x->phase = 2, x->opi = 0;
@@ -451,6 +705,7 @@ void hcrt__ofl_x_free(ofl_x_t *x)
 {
     hcrt__dm_plan_fini(&x->pre);
     hcrt__dm_plan_fini(&x->post);
+    free(x->bops);
     free(x->xparams);
     free(x->priv);
     free(x->cbuf);

@@ -35,6 +35,11 @@ typedef struct ofl_x {
     uint8_t *cshared; /* 1: a shared read (hcrt__ofl_map_shared_read) */
     int32_t nclaims;
     double t0;
+    /* current batch (ofl_exec.c): its ops, blob and GET staging */
+    const hcrt__dm_op_t **bops;
+    int32_t nbops, bops_cap;
+    int bphase, bopi, bkernel; /* where it ends; 1: it runs the kernel */
+    void *bblob, *bget;
     /* current op */
     void *stage;
     size_t stage_len;

@@ -81,44 +81,36 @@ static int hdr_ok(const hcrt__event_ctx_t *c, size_t need)
     return c->hdr_len >= need;
 }
 
-static hcrt_status_t alloc_run(hcrt__event_ctx_t *c)
+static hcrt_status_t nb_alloc(uint64_t id, uint64_t len)
 {
-    ofl_buf_hdr_t h;
-    if (!hdr_ok(c, sizeof(h)))
-        return HCRT_ERR_INVALID;
-    memcpy(&h, c->hdr, sizeof(h));
     nbuf_t *b = malloc(sizeof(*b));
-    void *p = malloc(h.len ? h.len : 1);
+    void *p = malloc(len ? len : 1);
     if (!b || !p) {
         free(b), free(p);
         hcrt_error(HCRT_MOD_TARGET,
                    "out of memory for a %llu-byte device buffer",
-                   (unsigned long long)h.len);
+                   (unsigned long long)len);
         return HCRT_ERR_NOMEM;
     }
-    *b = (nbuf_t){h.buf, p, h.len, NULL};
+    *b = (nbuf_t){id, p, len, NULL};
     pthread_mutex_lock(&nb_lock);
-    if (nb_find(h.buf)) { /* already here: keep the old copy */
+    if (nb_find(id)) { /* already here: keep the old copy */
         pthread_mutex_unlock(&nb_lock);
         free(p), free(b);
         return HCRT_OK;
     }
-    size_t i = nb_hash(h.buf);
+    size_t i = nb_hash(id);
     b->next = nb_table[i];
     nb_table[i] = b;
     pthread_mutex_unlock(&nb_lock);
     return HCRT_OK;
 }
 
-static hcrt_status_t free_run(hcrt__event_ctx_t *c)
+static void nb_free(uint64_t id)
 {
-    ofl_buf_hdr_t h;
-    if (!hdr_ok(c, sizeof(h)))
-        return HCRT_ERR_INVALID;
-    memcpy(&h, c->hdr, sizeof(h));
     pthread_mutex_lock(&nb_lock);
-    nbuf_t **pp = &nb_table[nb_hash(h.buf)], *b;
-    while ((b = *pp) && b->id != h.buf)
+    nbuf_t **pp = &nb_table[nb_hash(id)], *b;
+    while ((b = *pp) && b->id != id)
         pp = &b->next;
     if (b)
         *pp = b->next;
@@ -127,6 +119,35 @@ static hcrt_status_t free_run(hcrt__event_ctx_t *c)
         free(b->ptr);
         free(b);
     }
+}
+
+static hcrt_status_t nb_attach(uint64_t buf, uint64_t off, uint64_t tbuf,
+                               uint64_t toff)
+{
+    void **slot = nb_range(buf, off, sizeof(void *), "attach");
+    char *target = hcrt__ofl_node_ptr(tbuf);
+    if (!slot || !target)
+        return HCRT_ERR_NOT_FOUND;
+    *slot = target + toff;
+    return HCRT_OK;
+}
+
+static hcrt_status_t alloc_run(hcrt__event_ctx_t *c)
+{
+    ofl_buf_hdr_t h;
+    if (!hdr_ok(c, sizeof(h)))
+        return HCRT_ERR_INVALID;
+    memcpy(&h, c->hdr, sizeof(h));
+    return nb_alloc(h.buf, h.len);
+}
+
+static hcrt_status_t free_run(hcrt__event_ctx_t *c)
+{
+    ofl_buf_hdr_t h;
+    if (!hdr_ok(c, sizeof(h)))
+        return HCRT_ERR_INVALID;
+    memcpy(&h, c->hdr, sizeof(h));
+    nb_free(h.buf);
     return HCRT_OK;
 }
 
@@ -184,12 +205,7 @@ static hcrt_status_t attach_run(hcrt__event_ctx_t *c)
     if (!hdr_ok(c, sizeof(h)))
         return HCRT_ERR_INVALID;
     memcpy(&h, c->hdr, sizeof(h));
-    void **slot = nb_range(h.buf, h.off, sizeof(void *), "attach");
-    char *target = hcrt__ofl_node_ptr(h.tbuf);
-    if (!slot || !target)
-        return HCRT_ERR_NOT_FOUND;
-    *slot = target + h.toff;
-    return HCRT_OK;
+    return nb_attach(h.buf, h.off, h.tbuf, h.toff);
 }
 
 /* ---- the executable's globals (declare target) --------------------------- */
@@ -357,38 +373,26 @@ static uint64_t now_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
-/* Buffers of a kernel event: 0 the parameters beyond the header's (if
- * nparams > OFL_HDR_PARAMS), then the private data (if any). */
-static hcrt_status_t kernel_run(hcrt__event_ctx_t *c)
+/* Runs kernel `id` with parameters pv (translated to this node's copies)
+ * and private data priv; its time goes in *r. */
+static hcrt_status_t kernel_exec(uint64_t id, int32_t device, uint32_t nparams,
+                                 const ofl_param_t *pv, char *priv,
+                                 ofl_kernel_reply_t *r)
 {
-    ofl_kernel_hdr_t h;
     void *stack[64], **params = stack;
     hcrt_status_t st = HCRT_OK;
+    const hcrt_kernel_desc_t *k = kernel_by_id(id);
 
-    if (c->hdr_len < offsetof(ofl_kernel_hdr_t, p))
-        return HCRT_ERR_INVALID;
-    memset(&h, 0, sizeof(h));
-    memcpy(&h, c->hdr, c->hdr_len < sizeof(h) ? c->hdr_len : sizeof(h));
-    const hcrt_kernel_desc_t *k = kernel_by_id(h.kernel);
     if (!k || !k->tramp) {
         hcrt_error(HCRT_MOD_TARGET,
                    "kernel %#llx is not in this node's kernel table: every "
                    "rank must run the same binary",
-                   (unsigned long long)h.kernel);
+                   (unsigned long long)id);
         return HCRT_ERR_NOT_FOUND;
     }
-    const ofl_param_t *pv = h.p;
-    int bi = 0;
-    if (h.nparams > OFL_HDR_PARAMS) {
-        if (c->nin < 1 || c->in[0].len < h.nparams * sizeof(ofl_param_t))
-            return HCRT_ERR_INVALID;
-        pv = c->in[0].ptr;
-        bi = 1;
-    }
-    char *priv = bi < c->nin ? c->in[bi].ptr : NULL;
-    if (h.nparams > 64 && !(params = malloc(h.nparams * sizeof(void *))))
+    if (nparams > 64 && !(params = malloc(nparams * sizeof(void *))))
         return HCRT_ERR_NOMEM;
-    for (uint32_t i = 0; i < h.nparams && st == HCRT_OK; i++) {
+    for (uint32_t i = 0; i < nparams && st == HCRT_OK; i++) {
         if (pv[i].buf == 0) {
             params[i] = (void *)(intptr_t)pv[i].val;
         } else if (pv[i].buf == OFL_PRIV) {
@@ -407,27 +411,149 @@ static hcrt_status_t kernel_run(hcrt__event_ctx_t *c)
     }
     if (st == HCRT_OK) {
         uint64_t t0 = now_ns();
-        cur_device = h.device;
-        atomic_store_explicit(&node_device, (int)h.device,
-                              memory_order_relaxed);
+        cur_device = device;
+        atomic_store_explicit(&node_device, (int)device, memory_order_relaxed);
         atomic_fetch_add_explicit(&node_kernels, 1, memory_order_acq_rel);
         k->tramp(params);
         atomic_fetch_sub_explicit(&node_kernels, 1, memory_order_acq_rel);
         cur_device = -1;
         uint64_t dt = now_ns() - t0;
-        ktime_put(h.kernel, (double)dt);
+        ktime_put(id, (double)dt);
         hcrt_kernel_stats_t *ks = hcrt__registry_kernel(k->region_id);
         if (ks) {
             __atomic_fetch_add(&ks->launches, 1, __ATOMIC_RELAXED);
             __atomic_fetch_add(&ks->time_ns, dt, __ATOMIC_RELAXED);
         }
-        ofl_kernel_reply_t r = {dt};
-        memcpy(c->reply_hdr, &r, sizeof(r));
-        c->reply_hdr_len = sizeof(r);
+        r->run_ns = dt;
     }
     if (params != stack)
         free(params);
     return st;
+}
+
+/* Buffers of a kernel event: 0 the parameters beyond the header's (if
+ * nparams > OFL_HDR_PARAMS), then the private data (if any). */
+static hcrt_status_t kernel_run(hcrt__event_ctx_t *c)
+{
+    ofl_kernel_hdr_t h;
+
+    if (c->hdr_len < offsetof(ofl_kernel_hdr_t, p))
+        return HCRT_ERR_INVALID;
+    memset(&h, 0, sizeof(h));
+    memcpy(&h, c->hdr, c->hdr_len < sizeof(h) ? c->hdr_len : sizeof(h));
+    const ofl_param_t *pv = h.p;
+    int bi = 0;
+    if (h.nparams > OFL_HDR_PARAMS) {
+        if (c->nin < 1 || c->in[0].len < h.nparams * sizeof(ofl_param_t))
+            return HCRT_ERR_INVALID;
+        pv = c->in[0].ptr;
+        bi = 1;
+    }
+    char *priv = bi < c->nin ? c->in[bi].ptr : NULL;
+    ofl_kernel_reply_t r = {0};
+    hcrt_status_t st = kernel_exec(h.kernel, h.device, h.nparams, pv, priv, &r);
+    if (st == HCRT_OK) {
+        memcpy(c->reply_hdr, &r, sizeof(r));
+        c->reply_hdr_len = sizeof(r);
+    }
+    return st;
+}
+
+/* ---- batches (ofl_wire.h) -------------------------------------------------
+ */
+
+static void batch_release(hcrt__event_ctx_t *c)
+{
+    free(c->out[0].ptr);
+}
+
+static hcrt_status_t batch_run(hcrt__event_ctx_t *c)
+{
+    ofl_batch_hdr_t h;
+    if (!hdr_ok(c, sizeof(h)) || c->nin != 1)
+        return HCRT_ERR_INVALID;
+    memcpy(&h, c->hdr, sizeof(h));
+    size_t recs = (size_t)h.nrec * sizeof(ofl_rec_t),
+           pars = (size_t)h.nparams * sizeof(ofl_param_t),
+           privp = (h.priv_len + 7) & ~(uint64_t)7;
+    if (c->in[0].len != recs + pars + privp + h.put_len ||
+        (h.get_len && (c->nout_max < 1 || c->out_cap[0] < h.get_len)))
+        return HCRT_ERR_INVALID;
+    char *blob = c->in[0].ptr;
+    const char *put = blob + recs + pars + privp;
+    char *get = NULL;
+    uint64_t put_at = 0, get_at = 0;
+    if (h.get_len && !(get = malloc(h.get_len)))
+        return HCRT_ERR_NOMEM;
+    hcrt_status_t st = HCRT_OK;
+    for (uint32_t i = 0; i < h.nrec && st == HCRT_OK; i++) {
+        ofl_rec_t r;
+        memcpy(&r, blob + i * sizeof(r), sizeof(r));
+        void *p;
+        switch (r.kind) {
+        case OFL_REC_ALLOC:
+            st = nb_alloc(r.buf, r.len);
+            break;
+        case OFL_REC_FREE:
+            nb_free(r.buf);
+            break;
+        case OFL_REC_ATTACH:
+            st = nb_attach(r.buf, r.off, r.tbuf, r.toff);
+            break;
+        case OFL_REC_PUT:
+        case OFL_REC_GET: {
+            uint64_t *at = r.kind == OFL_REC_PUT ? &put_at : &get_at;
+            uint64_t lim = r.kind == OFL_REC_PUT ? h.put_len : h.get_len;
+            if (r.len > lim - *at) {
+                st = HCRT_ERR_INVALID;
+                break;
+            }
+            p = nb_range(r.buf, r.off, r.len,
+                         r.kind == OFL_REC_PUT ? "write" : "read");
+            if (!p)
+                st = HCRT_ERR_NOT_FOUND;
+            else if (r.kind == OFL_REC_PUT)
+                memcpy(p, put + *at, r.len);
+            else
+                memcpy(get + *at, p, r.len);
+            *at += r.len;
+            break;
+        }
+        case OFL_REC_KERNEL: {
+            ofl_kernel_reply_t kr = {0};
+            st = kernel_exec(h.kernel, h.device, h.nparams,
+                             (const ofl_param_t *)(blob + recs),
+                             h.priv_len ? blob + recs + pars : NULL, &kr);
+            memcpy(c->reply_hdr, &kr, sizeof(kr));
+            c->reply_hdr_len = sizeof(kr);
+            break;
+        }
+        default:
+            st = HCRT_ERR_INVALID;
+        }
+    }
+    if (st != HCRT_OK) {
+        free(get);
+        return st;
+    }
+    if (get) {
+        c->nout = 1;
+        c->out[0] = (hcrt__event_buf_t){get, h.get_len};
+        c->out_release = batch_release;
+    }
+    return HCRT_OK;
+}
+
+/* Short batches run inline: data only, or a kernel known to be short. */
+static int batch_inline(const hcrt__event_ctx_t *c)
+{
+    const ofl_batch_hdr_t *h = c->hdr;
+    if (c->hdr_len < sizeof(*h))
+        return 0;
+    if (!h->has_kernel)
+        return 1;
+    double t = ktime_get(h->kernel);
+    return inline_ns > 0 && t >= 0 && t < inline_ns;
 }
 
 void hcrt__ofl_node_register(void)
@@ -471,6 +597,11 @@ void hcrt__ofl_node_register(void)
           .queue = HCRT_EVENT_QUEUE_EXEC,
           .run = kernel_run,
           .run_inline = kernel_inline}},
+        {OFL_EV_BATCH,
+         {.name = "offload-batch",
+          .queue = HCRT_EVENT_QUEUE_EXEC,
+          .run = batch_run,
+          .run_inline = batch_inline}},
     };
     inline_ns = (int)hcrt__config_int("HCRT_OFFLOAD_INLINE_US") * 1000;
     for (size_t i = 0; i < sizeof(types) / sizeof(types[0]); i++)

@@ -20,6 +20,8 @@ enum {
     OFL_EV_GPUT = 46,   /* hdr ofl_buf_hdr (buf 0), 1 buffer: write the
                            executable's static data at offset off */
     OFL_EV_GGET = 47,   /* the same, read (1 reply buffer) */
+    OFL_EV_BATCH = 48,  /* hdr ofl_batch_hdr, 1 buffer (the batch blob), 1
+                           reply buffer (the GETs' bytes, in order) */
 };
 
 typedef struct ofl_buf_hdr {
@@ -54,6 +56,34 @@ _Static_assert(sizeof(ofl_kernel_hdr_t) <= HCRT_EVENT_HDR_MAX,
 typedef struct ofl_kernel_reply {
     uint64_t run_ns; /* the kernel's own time on the node */
 } ofl_kernel_reply_t;
+
+/* A batch: a run of one task's data ops on one node, with its kernel, in
+ * one event (one round trip instead of one per op). The blob holds nrec
+ * records, then nparams kernel parameters, then priv_len bytes of private
+ * data, then put_len bytes: the PUTs' data, in record order. The node runs
+ * the records in order; a GET's bytes are appended to the reply buffer. */
+enum {
+    OFL_REC_ALLOC,
+    OFL_REC_PUT,
+    OFL_REC_ATTACH,
+    OFL_REC_KERNEL,
+    OFL_REC_GET,
+    OFL_REC_FREE
+};
+
+typedef struct ofl_rec {
+    uint32_t kind, pad;
+    uint64_t buf, off, len; /* ALLOC: len; PUT/GET: the range */
+    uint64_t tbuf, toff;    /* ATTACH target */
+} ofl_rec_t;
+
+typedef struct ofl_batch_hdr {
+    uint64_t kernel; /* hcrt_kernel_desc_t.id, if has_kernel */
+    uint32_t nparams;
+    int32_t device;
+    uint32_t nrec, has_kernel;
+    uint64_t priv_len, put_len, get_len;
+} ofl_batch_hdr_t;
 
 /* ofl_node.c: offset of addr from the executable's load address if addr
  * lies in one of its writable segments (its globals), else -1. */

@@ -2,6 +2,7 @@
 // W edges per step), double buffered, 3 steps.
 //
 // RUN: %offload %s %t
+// RUN: env HCRT_OFFLOAD_BATCH=0 OFFLOAD_RANKS=4 %offload %s %t.nobatch
 #include "pattern.h"
 
 static void graph(int m, long **b)

@@ -2,6 +2,7 @@
 // 2^s, double buffered; two passes.
 //
 // RUN: %offload %s %t
+// RUN: env HCRT_OFFLOAD_BATCH=0 OFFLOAD_RANKS=4 %offload %s %t.nobatch
 #include "pattern.h"
 
 static void graph(int m, long **b)

@@ -9,6 +9,7 @@
 // two models legitimately differ (a host write to mapped data, a device
 // write to `to`-only data), a part accepts either outcome and nothing else.
 // RUN: %offload %s %t
+// RUN: env HCRT_OFFLOAD_BATCH=0 OFFLOAD_RANKS=4 %offload %s %t.nobatch
 #include <stdio.h>
 #include <stdlib.h>
 
