@@ -74,13 +74,35 @@ static struct {
     uint64_t forks, head_only, fork_ns, join_ns;
 } counters;
 
+/* "file:line (function)" from clang's ";file;function;line;col;;", or
+ * "an unknown place" (clang leaves some constructs without a location). */
+static const char *loc_str(const hcrt_ident_t *loc, char *buf, size_t len)
+{
+    char file[256], func[128];
+    int line = 0;
+    if (!loc || !loc->psource ||
+        sscanf(loc->psource, ";%255[^;];%127[^;];%d", file, func, &line) != 3 ||
+        line <= 0 || !strcmp(file, "unknown"))
+        return "an unknown place (compile with -g for one)";
+    snprintf(buf, len, "%s:%d (%s)", file, line, func);
+    return buf;
+}
+
+_Noreturn void hcrt__cluster_unsupported_fix(hcrt_ident_t *loc,
+                                             const char *what, const char *fix)
+{
+    char where[420];
+    hcrt_fatal(HCRT_MOD_CORE,
+               "%s at %s is not supported across nodes by this version of "
+               "the cluster runtime; %s",
+               what, loc_str(loc, where, sizeof where), fix);
+}
+
 _Noreturn void hcrt__cluster_unsupported(hcrt_ident_t *loc, const char *what)
 {
-    hcrt_fatal(HCRT_MOD_CORE,
-               "%s (at %s) is not supported across nodes by this version of "
-               "the cluster runtime; run with HCRT_CLUSTER=0 (the program "
-               "then runs on the head node only)",
-               what, loc && loc->psource ? loc->psource : "unknown location");
+    hcrt__cluster_unsupported_fix(loc, what,
+                                  "run with HCRT_CLUSTER=0 (the program then "
+                                  "runs on the head node only)");
 }
 
 int hcrt__cluster_here(void)

@@ -98,5 +98,8 @@ void hcrt__cluster_copyprivate(hcrt_ident_t *loc, int32_t gtid, size_t size,
 
 /* A construct the slice cannot run across nodes: stops with a message. */
 _Noreturn void hcrt__cluster_unsupported(hcrt_ident_t *loc, const char *what);
+/* The same with the fix to suggest. */
+_Noreturn void hcrt__cluster_unsupported_fix(hcrt_ident_t *loc,
+                                             const char *what, const char *fix);
 
 #endif /* HCRT_CLUSTER_H */

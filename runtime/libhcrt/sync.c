@@ -49,7 +49,11 @@ HCRT_ABI_EXPORT int32_t __hcrt_cancel(hcrt_ident_t *loc, int32_t gtid,
                                       int32_t kind)
 {
     if (HERE && omp_get_cancellation())
-        hcrt__cluster_unsupported(loc, "cancel");
+        hcrt__cluster_unsupported_fix(
+            loc, "cancel",
+            "leave OMP_CANCELLATION unset (cancel is then a no-op) or run "
+            "with HCRT_CLUSTER=0 (the program then runs on the head node "
+            "only)");
     return __kmpc_cancel(loc, gtid, kind);
 }
 
