@@ -401,7 +401,7 @@ static int receive_one(void)
  * nap on the bell with a short timeout (a local submitter rings it; remote
  * messages are found on wake-up), so idle ranks leave the core to
  * computation. */
-#define IDLE_NAP_MAX_NS 1000000L
+#define IDLE_NAP_MAX_NS 8000000L
 
 static void idle(uint64_t *last_busy)
 {
@@ -412,26 +412,19 @@ static void idle(uint64_t *last_busy)
         sched_yield();
         return;
     }
-    /* Naps grow from 20 us to IDLE_NAP_MAX_NS the longer the rank stays
-     * idle: on this kind of VM each wake-up costs ~15 us, so 100 us naps
-     * through a long computation took 12-19% of a core from it (EP-like
-     * loop at 2 ranks), and 1 ms naps still took ~2%; past 1 ms a nap is
-     * 1% of the quiet spell (at most 8 ms), so a request arriving after a
-     * long quiet spell waits at most one nap, <= 1% of the spell. */
+    /* A nap is 2% of the quiet spell so far (20 us .. IDLE_NAP_MAX_NS): a
+     * request arriving after a quiet spell waits at most 2% of it, and a
+     * spell of length T costs ~50 ln(T / 1 ms) wake-ups (~15-70 us of a
+     * core each on this kind of VM). Fixed 100 us naps through a long
+     * computation took 12-19% of a core from it (EP-like loop at 2 ranks);
+     * a ramp that stayed at 20 us for the first 16 ms of each spell still
+     * woke ~700 times a second. */
     uint64_t quiet = t - *last_busy;
-    long ns = 20000;
-    if (quiet >= 8 * dsm.spin_ns) {
-        ns = 100000;
-        for (uint64_t q = quiet / (8 * dsm.spin_ns);
-             q > 1 && ns < IDLE_NAP_MAX_NS; q >>= 1)
-            ns *= 2;
-        if (ns > IDLE_NAP_MAX_NS)
-            ns = IDLE_NAP_MAX_NS;
-        /* past 1 ms: 1% of the quiet spell, up to 8 ms */
-        if (ns == IDLE_NAP_MAX_NS && quiet / 100 > (uint64_t)ns)
-            ns = quiet / 100 > 8 * IDLE_NAP_MAX_NS ? 8 * IDLE_NAP_MAX_NS
-                                                   : (long)(quiet / 100);
-    }
+    long ns = (long)(quiet / 50);
+    if (ns < 20000)
+        ns = 20000;
+    if (ns > IDLE_NAP_MAX_NS)
+        ns = IDLE_NAP_MAX_NS;
     struct timespec ts = {0, ns};
     uint32_t b = atomic_load(&svc.bell);
     atomic_store(&svc.sleeping, 1);
