@@ -559,11 +559,9 @@ static int batch_start(ofl_x_t *x)
         r[k++] = v;
     }
     if (kernel) {
-        ofl_param_t *pv = (ofl_param_t *)(blob + recs);
-        uint32_t nh = h.nparams < OFL_HDR_PARAMS ? h.nparams : OFL_HDR_PARAMS;
-        memcpy(pv, x->kh.p, nh * sizeof(*pv));
-        if (h.nparams > nh)
-            memcpy(pv + nh, x->xparams, (h.nparams - nh) * sizeof(*pv));
+        /* more than the header holds: xparams has them all (ofl_target.c) */
+        memcpy(blob + recs, x->xparams ? x->xparams : x->kh.p,
+               h.nparams * sizeof(ofl_param_t));
         if (h.priv_len)
             memcpy(blob + recs + pars, x->priv, h.priv_len);
     }
