@@ -452,6 +452,7 @@ static int batch_start(ofl_x_t *x)
     int node = x->has_kernel ? x->node : -1, got = 0, kernel = 0, work = 0;
     int phase = x->phase;
     int32_t opi = x->opi;
+    uint64_t put_len = 0, get_len = 0;
 
     x->nbops = 0;
     pthread_mutex_lock(&s->lock);
@@ -478,7 +479,9 @@ static int batch_start(ofl_x_t *x)
             !batchable(x, op, node, got) || !batch_add(x, op))
             break;
         if (op->kind == HCRT_DM_OP_COPY && op->dst == HCRT_DM_HOST)
-            got = 1;
+            got = 1, get_len += op->len;
+        else if (op->kind == HCRT_DM_OP_COPY)
+            put_len += op->len;
         if (op->kind != HCRT_DM_OP_WAIT)
             work++;
         opi++;
@@ -488,19 +491,11 @@ static int batch_start(ofl_x_t *x)
         return 0;
     x->bphase = phase, x->bopi = opi, x->bkernel = kernel;
 
-    /* The blob: records, kernel parameters, private data, PUT bytes. */
-    ofl_batch_hdr_t h = {.nrec = 0, .has_kernel = (uint32_t)kernel};
-    uint64_t put_len = 0, get_len = 0;
-    for (int32_t i = 0; i < x->nbops; i++) {
-        const hcrt__dm_op_t *op = x->bops[i];
-        if (op->kind == HCRT_DM_OP_WAIT)
-            continue;
-        h.nrec++;
-        if (op->kind == HCRT_DM_OP_COPY)
-            *(op->dst == HCRT_DM_HOST ? &get_len : &put_len) += op->len;
-    }
+    /* The blob: records (one per op but WAITs, and the kernel), kernel
+     * parameters, private data, PUT bytes. */
+    ofl_batch_hdr_t h = {.nrec = (uint32_t)work,
+                         .has_kernel = (uint32_t)kernel};
     if (kernel) {
-        h.nrec++;
         h.kernel = x->kh.kernel;
         h.nparams = x->kh.nparams;
         h.device = x->kh.device;
@@ -520,15 +515,13 @@ static int batch_start(ofl_x_t *x)
                    len + (size_t)get_len);
     ofl_rec_t *r = (ofl_rec_t *)blob;
     char *put = blob + recs + pars + privp;
-    int kernel_at = -1;
+    int kernel_left = kernel;
     for (int32_t i = 0, k = 0; i <= x->nbops; i++) {
         /* the kernel record goes where the pre plan ends */
-        int at_kernel =
-            kernel && kernel_at < 0 &&
+        if (kernel_left &&
             (i == x->nbops || (x->bops[i] >= x->post.ops &&
-                               x->bops[i] < x->post.ops + x->post.n));
-        if (at_kernel) {
-            kernel_at = k;
+                               x->bops[i] < x->post.ops + x->post.n))) {
+            kernel_left = 0;
             r[k++] = (ofl_rec_t){.kind = OFL_REC_KERNEL};
         }
         if (i == x->nbops)

@@ -357,13 +357,19 @@ static void ktime_put(uint64_t id, double ns)
     }
 }
 
+/* Whether kernel `id` is known to run shorter than HCRT_OFFLOAD_INLINE_US
+ * here. */
+static int short_kernel(uint64_t id)
+{
+    double t = inline_ns > 0 ? ktime_get(id) : -1.0;
+    return t >= 0 && t < inline_ns;
+}
+
 static int kernel_inline(const hcrt__event_ctx_t *c)
 {
     const ofl_kernel_hdr_t *h = c->hdr;
-    if (inline_ns <= 0 || c->hdr_len < offsetof(ofl_kernel_hdr_t, p))
-        return 0;
-    double t = ktime_get(h->kernel);
-    return t >= 0 && t < inline_ns;
+    return c->hdr_len >= offsetof(ofl_kernel_hdr_t, p) &&
+           short_kernel(h->kernel);
 }
 
 static uint64_t now_ns(void)
@@ -548,12 +554,8 @@ static hcrt_status_t batch_run(hcrt__event_ctx_t *c)
 static int batch_inline(const hcrt__event_ctx_t *c)
 {
     const ofl_batch_hdr_t *h = c->hdr;
-    if (c->hdr_len < sizeof(*h))
-        return 0;
-    if (!h->has_kernel)
-        return 1;
-    double t = ktime_get(h->kernel);
-    return inline_ns > 0 && t >= 0 && t < inline_ns;
+    return c->hdr_len >= sizeof(*h) &&
+           (!h->has_kernel || short_kernel(h->kernel));
 }
 
 void hcrt__ofl_node_register(void)
