@@ -1,9 +1,8 @@
 #!/usr/bin/env bash
 # Set up, build and run the demo: each example across 2 local ranks, with
 # the result and the statistics table. Cluster execution (parallel regions
-# on every rank over the DSM) is still switched on by hand in this version:
-# the demo does it (HCRT_CLUSTER=1); set HCRT_CLUSTER=0 to see the
-# head-only run.
+# on every rank over the DSM) is the default of a multi-rank run; set
+# HCRT_CLUSTER=0 to see the head-only run.
 set -euo pipefail
 src=$(cd "$(dirname "$0")/.." && pwd)
 "$src/scripts/setup.sh"
