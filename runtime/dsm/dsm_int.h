@@ -113,6 +113,8 @@ struct dsm_state {
     dsm_dir_t **peer_dir;
     int *peer_fd;  /* the peer's memfd, opened here: live mappings */
     int premapped; /* heap slices of same-host peers map their memfd */
+    int uffd_mode; /* HCRT_DSM_UFFD: SHM_AUTO, SHM_OFF or SHM_ON */
+    int uffd;      /* userfaultfd holding the premapped slices, or -1 */
     int shm_peers;
     dsm_counters_atomic_t ctr;
 };
@@ -283,6 +285,12 @@ int hcrt__dsm_maps_home(size_t idx);
 void hcrt__dsm_set_view(size_t idx, size_t n, int home, int prot);
 /* Compaction: back to the base mapping, PROT_NONE (merges mappings). */
 void hcrt__dsm_reset_view(size_t idx, size_t n);
+/* With userfaultfd minor faults (dsm.uffd >= 0), a premapped slice is
+ * mapped readable and its invalid pages simply have no page-table entry:
+ * the access raises SIGBUS instead of SIGSEGV. Called by that handler
+ * once the protocol holds page idx readable: maps it (UFFDIO_CONTINUE).
+ * 0 when the access can be retried, -1 when the page cannot be mapped. */
+int hcrt__dsm_uffd_map(size_t idx);
 /* Page sequence lock (dir.seq): writers of the master copy (diffs) hold
  * it; readers copying a page retry if it moved. Async-signal-safe. */
 uint32_t hcrt__dsm_seq_lock(dsm_dir_t *d);

@@ -1,6 +1,7 @@
 /*
  * fault.c - the SIGSEGV handler: DSM misses, and real segfaults reported
- * as such.
+ * as such; with userfaultfd minor faults (shm.c), the SIGBUS handler too:
+ * read misses on pages of a same-host home, and real bus errors.
  *
  * Only protection faults (SEGV_ACCERR) inside DSM memory are the
  * protocol's; everything else - unmapped addresses, the range's guard page,
@@ -20,9 +21,9 @@
 #include "dsm/dsm_int.h"
 #include "libhcrt/log.h"
 
-static struct sigaction old_segv;
+static struct sigaction old_segv, old_bus;
 static char host[64];
-static int installed;
+static int installed, installed_bus;
 static __thread uintptr_t last_addr;
 static __thread unsigned repeats;
 static char altstack[1 << 16];
@@ -65,11 +66,13 @@ static size_t put_dec(char *o, size_t k, long v)
     return k;
 }
 
-static void report(uintptr_t addr, const char *why)
+static void report(int sig, uintptr_t addr, const char *why)
 {
     char msg[512];
     size_t k = 0;
-    k = put_str(msg, k, "segmentation fault at address ");
+    k = put_str(msg, k,
+                sig == SIGBUS ? "bus error at address "
+                              : "segmentation fault at address ");
     k = put_hex(msg, k, addr);
     k = put_str(msg, k, " (");
     k = put_str(msg, k, why);
@@ -84,22 +87,23 @@ static void report(uintptr_t addr, const char *why)
     hcrt__log_raw(msg);
 }
 
-/* Gives the fault to whoever had SIGSEGV before us. */
+/* Gives the fault to whoever had the signal before us. */
 static void chain(int sig, siginfo_t *si, void *uc)
 {
-    if ((old_segv.sa_flags & SA_SIGINFO) && old_segv.sa_sigaction) {
-        old_segv.sa_sigaction(sig, si, uc);
+    const struct sigaction *old = sig == SIGBUS ? &old_bus : &old_segv;
+    if ((old->sa_flags & SA_SIGINFO) && old->sa_sigaction) {
+        old->sa_sigaction(sig, si, uc);
         return;
     }
-    if (old_segv.sa_handler != SIG_DFL && old_segv.sa_handler != SIG_IGN) {
-        old_segv.sa_handler(sig);
+    if (old->sa_handler != SIG_DFL && old->sa_handler != SIG_IGN) {
+        old->sa_handler(sig);
         return;
     }
     /* Default action: restore it; the faulting access repeats and kills. */
     struct sigaction dfl;
     memset(&dfl, 0, sizeof dfl);
     dfl.sa_handler = SIG_DFL;
-    sigaction(SIGSEGV, &dfl, NULL);
+    sigaction(sig, &dfl, NULL);
 }
 
 static const char *classify(siginfo_t *si, ucontext_t *uc, long *idx)
@@ -137,7 +141,36 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
             return;
         why = "access the DSM protocol does not allow";
     }
-    report(addr, why);
+    report(sig, addr, why);
+    chain(sig, si, ucv);
+    errno = saved;
+}
+
+/* SIGBUS: with userfaultfd minor faults, an access to a page of a
+ * same-host home that has no page-table entry. Only reads get here (the
+ * mapping is read-only: writes take SIGSEGV), so: resolve a read miss if
+ * the page is invalid, then map it. */
+static void on_bus(int sig, siginfo_t *si, void *ucv)
+{
+    uintptr_t addr = (uintptr_t)si->si_addr;
+    int saved = errno;
+    long idx =
+        dsm.ready && dsm.uffd >= 0 ? hcrt__dsm_page_index(addr, NULL) : -1;
+    const char *why = "not DSM memory";
+    if (idx > 0) {
+        hcrt__dsm_resolve((size_t)idx, 0);
+        int ok = hcrt__dsm_uffd_map((size_t)idx) == 0;
+        /* a page the protocol moved away meanwhile (to a private copy, or
+         * invalid again) simply faults again */
+        if (ok || addr != last_addr)
+            repeats = 0;
+        last_addr = addr;
+        errno = saved;
+        if (++repeats < 10000)
+            return;
+        why = "the DSM page cannot be mapped: out of memory?";
+    }
+    report(sig, addr, why);
     chain(sig, si, ucv);
     errno = saved;
 }
@@ -159,6 +192,16 @@ hcrt_status_t hcrt__dsm_fault_install(void)
         return HCRT_ERR_IO;
     }
     installed = 1;
+    if (dsm.uffd >= 0) {
+        sa.sa_sigaction = on_bus;
+        if (sigaction(SIGBUS, &sa, &old_bus) != 0) {
+            hcrt_error(HCRT_MOD_DSM,
+                       "cannot install the DSM SIGBUS handler: %s",
+                       strerror(errno));
+            return HCRT_ERR_IO;
+        }
+        installed_bus = 1;
+    }
     return HCRT_OK;
 }
 
@@ -166,5 +209,7 @@ void hcrt__dsm_fault_uninstall(void)
 {
     if (installed)
         sigaction(SIGSEGV, &old_segv, NULL);
-    installed = 0;
+    if (installed_bus)
+        sigaction(SIGBUS, &old_bus, NULL);
+    installed = installed_bus = 0;
 }

@@ -22,12 +22,15 @@
  */
 #include <errno.h>
 #include <fcntl.h>
+#include <linux/userfaultfd.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "dsm/dsm_int.h"
@@ -91,25 +94,118 @@ int hcrt__dsm_maps_home(size_t idx)
     return base_home(idx) ^ !!(atomic_load(&dsm.pages[idx].flags) & PF_FLIP);
 }
 
+/* ---- userfaultfd minor faults on the premapped slices ---- */
+
+/* Is [idx, ...) a base view of a premapped slice held by the userfaultfd
+ * (mapped readable, no page-table entry while invalid)? Runs of pages lie
+ * in one slice (one home), so the first page decides. */
+static int uffd_view(size_t idx)
+{
+    return dsm.uffd >= 0 && base_home(idx);
+}
+
+static int uffd_register(uintptr_t addr, size_t len)
+{
+    struct uffdio_register r = {.range = {addr, len},
+                                .mode = UFFDIO_REGISTER_MODE_MINOR};
+    if (ioctl(dsm.uffd, UFFDIO_REGISTER, &r) != 0)
+        return -1;
+    return (r.ioctls & (1ULL << _UFFDIO_CONTINUE)) ? 0 : -1;
+}
+
+/* Installs the page-table entries of [addr, addr+len) from the home's page
+ * cache. Pages already mapped (another thread was first) are skipped, and
+ * so are pages the home never touched: the access allocates them. */
+static int uffd_continue(uintptr_t addr, size_t len)
+{
+    while (len > 0) {
+        struct uffdio_continue c = {.range = {addr, len}};
+        if (ioctl(dsm.uffd, UFFDIO_CONTINUE, &c) == 0)
+            return 0;
+        int e = errno;
+        size_t done = c.mapped > 0 ? (size_t)c.mapped : 0;
+        if (e == EAGAIN) { /* partly done, or the mm was changing */
+            addr += done;
+            len -= done;
+            continue;
+        }
+        if (e != EEXIST && e != EFAULT)
+            return -1;
+        done += DSM_PAGE; /* the page at addr + done: nothing to map */
+        if (done >= len)
+            return 0;
+        addr += done;
+        len -= done;
+    }
+    return 0;
+}
+
+int hcrt__dsm_uffd_map(size_t idx)
+{
+    if (!uffd_view(idx) || hcrt__dsm_maps_home(idx) != 1)
+        return -1;
+    return uffd_continue(hcrt__dsm_page_addr(idx), DSM_PAGE);
+}
+
+/* Opens the userfaultfd (HCRT_DSM_UFFD); -1 when the kernel refuses. */
+static int uffd_open(const char **why)
+{
+    *why = NULL;
+    if (dsm.uffd_mode == SHM_OFF)
+        return -1;
+#ifdef UFFD_USER_MODE_ONLY
+    /* Unprivileged processes may only handle faults of user mode, which
+     * are the ones the DSM needs (system calls on DSM memory are made
+     * resident first, as with PROT_NONE pages). */
+    int fd = (int)syscall(SYS_userfaultfd,
+                          O_CLOEXEC | O_NONBLOCK | UFFD_USER_MODE_ONLY);
+#else
+    int fd = -1;
+    errno = ENOSYS;
+#endif
+    if (fd < 0)
+        fd = (int)syscall(SYS_userfaultfd, O_CLOEXEC | O_NONBLOCK);
+    if (fd < 0) {
+        *why = strerror(errno);
+        return -1;
+    }
+    struct uffdio_api api = {.api = UFFD_API,
+                             .features = UFFD_FEATURE_SIGBUS |
+                                         UFFD_FEATURE_MINOR_SHMEM};
+    if (ioctl(fd, UFFDIO_API, &api) != 0) {
+        *why = "the kernel lacks minor faults on shared memory (Linux 5.13+)";
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
 static void map_pages(size_t idx, size_t n, int home, int prot)
 {
     dsm_area_t *a = hcrt__dsm_area_of_page(idx);
     int fd = home == dsm.rank ? dsm.memfd : dsm.peer_fd[home];
+    /* the base view of a userfaultfd slice: readable and registered */
+    int reg = home != dsm.rank && uffd_view(idx), want = prot;
+    if (reg) /* invalid pages: no page-table entries (not populated) */
+        prot = PROT_READ;
     /* the flags the range was mapped with, so the mappings merge again;
      * a live view is populated by the same call, which is cheaper than
      * the page fault per page (or per 16 pages) the access would take */
     int flags = MAP_SHARED | MAP_FIXED | (a == dsm.areas ? MAP_NORESERVE : 0) |
-                (home != dsm.rank && prot != PROT_NONE ? MAP_POPULATE : 0);
+                (home != dsm.rank && want != PROT_NONE ? MAP_POPULATE : 0);
     void *addr = (void *)hcrt__dsm_page_addr(idx);
     off_t off = (off_t)(idx * DSM_PAGE); /* memfd offset of page idx */
-    if (mmap(addr, n * DSM_PAGE, prot, flags, fd, off) != MAP_FAILED)
-        return;
-    if (errno == ENOMEM) {
+    if (mmap(addr, n * DSM_PAGE, prot, flags, fd, off) == MAP_FAILED) {
+        if (errno != ENOMEM)
+            hcrt__dsm_mappings_fatal();
         hcrt__dsm_out_of_mappings();
-        if (mmap(addr, n * DSM_PAGE, prot, flags, fd, off) != MAP_FAILED)
-            return;
+        if (mmap(addr, n * DSM_PAGE, prot, flags, fd, off) == MAP_FAILED)
+            hcrt__dsm_mappings_fatal();
     }
-    hcrt__dsm_mappings_fatal();
+    /* a new mapping is not registered: register it (it merges with the
+     * registered neighbours again) */
+    if (reg && uffd_register((uintptr_t)addr, n * DSM_PAGE) != 0)
+        hcrt__dsm_mappings_fatal();
 }
 
 static void set_flip(size_t idx, size_t n, int to_home)
@@ -130,6 +226,13 @@ void hcrt__dsm_set_view(size_t idx, size_t n, int home, int prot)
         i++;
     if (i == n) { /* already mapped so: protection only */
         uintptr_t addr = hcrt__dsm_page_addr(idx);
+        if (to_home && uffd_view(idx)) { /* page-table entries only */
+            if (prot == PROT_NONE)
+                madvise((void *)addr, n * DSM_PAGE, MADV_DONTNEED);
+            else
+                uffd_continue(addr, n * DSM_PAGE); /* else: at the access */
+            return;
+        }
         hcrt__dsm_mprotect(addr, n * DSM_PAGE, prot);
         if (to_home && prot != PROT_NONE)
             madvise((void *)addr, n * DSM_PAGE, MADV_POPULATE_READ);
@@ -152,6 +255,9 @@ void hcrt__dsm_reset_view(size_t idx, size_t n)
             map_pages(idx + i, j - i,
                       b ? hcrt__dsm_slice_owner(idx + i) : dsm.rank, PROT_NONE);
             set_flip(idx + i, j - i, b);
+        } else if (uffd_view(idx + i)) { /* invalid: no page-table entry */
+            madvise((void *)hcrt__dsm_page_addr(idx + i), (j - i) * DSM_PAGE,
+                    MADV_DONTNEED);
         } else { /* merging: cannot need a new mapping */
             mprotect((void *)hcrt__dsm_page_addr(idx + i), (j - i) * DSM_PAGE,
                      PROT_NONE);
@@ -160,24 +266,65 @@ void hcrt__dsm_reset_view(size_t idx, size_t n)
     }
 }
 
-/* HOME_ALLOC: maps every same-host peer's heap slice onto its memfd. */
-static void premap_slices(void)
+/* Maps every same-host peer's heap slice onto its memfd with `prot`,
+ * registered with the userfaultfd when there is one; 0 on success. */
+static int map_slices(int prot, const char **why)
 {
-    if (dsm.home_policy != HOME_ALLOC || !dsm.shm_peers)
-        return;
     size_t npg = dsm.areas[0].len / DSM_PAGE;
     for (int r = 0; r < dsm.size; r++) {
         if (!hcrt__dsm_shm_peer(r))
             continue;
-        size_t first = (size_t)r * dsm.slice_pages;
-        size_t end = r == dsm.size - 1 ? npg : first + dsm.slice_pages;
-        if (mmap((void *)hcrt__dsm_page_addr(first), (end - first) * DSM_PAGE,
-                 PROT_NONE, MAP_SHARED | MAP_FIXED | MAP_NORESERVE,
-                 dsm.peer_fd[r], (off_t)(first * DSM_PAGE)) == MAP_FAILED)
+        /* page 0 is the range's guard page: it stays PROT_NONE */
+        size_t first = r == 0 ? 1 : (size_t)r * dsm.slice_pages;
+        size_t end =
+            r == dsm.size - 1 ? npg : (size_t)(r + 1) * dsm.slice_pages;
+        uintptr_t addr = hcrt__dsm_page_addr(first);
+        size_t len = (end - first) * DSM_PAGE;
+        if (mmap((void *)addr, len, prot,
+                 MAP_SHARED | MAP_FIXED | MAP_NORESERVE, dsm.peer_fd[r],
+                 (off_t)(first * DSM_PAGE)) == MAP_FAILED)
             hcrt_fatal(HCRT_MOD_DSM, "cannot map rank %d's DSM slice: %s", r,
                        strerror(errno));
+        if (dsm.uffd >= 0 && uffd_register(addr, len) != 0) {
+            *why = "cannot register a slice for minor faults";
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* HOME_ALLOC: maps every same-host peer's heap slice onto its memfd:
+ * readable and held by a userfaultfd where the kernel allows, else
+ * PROT_NONE (read misses mprotect). */
+static hcrt_status_t premap_slices(void)
+{
+    if (dsm.home_policy != HOME_ALLOC || !dsm.shm_peers)
+        return HCRT_OK;
+    const char *why = NULL;
+    dsm.uffd = uffd_open(&why);
+    if (dsm.uffd >= 0 && map_slices(PROT_READ, &why) != 0) {
+        close(dsm.uffd); /* the mappings it held are replaced below */
+        dsm.uffd = -1;
+    }
+    if (dsm.uffd < 0) {
+        if (dsm.uffd_mode == SHM_ON) {
+            hcrt_error(HCRT_MOD_DSM,
+                       "HCRT_DSM_UFFD=1 but userfaultfd minor faults are not "
+                       "available: %s. Allow them (root, CAP_SYS_PTRACE or "
+                       "sysctl vm.unprivileged_userfaultfd=1) or set "
+                       "HCRT_DSM_UFFD=auto",
+                       why ? why : "not asked for");
+            return HCRT_ERR_IO;
+        }
+        if (why)
+            hcrt_debug(HCRT_MOD_DSM,
+                       "no userfaultfd minor faults (%s): "
+                       "read misses use mprotect",
+                       why);
+        map_slices(PROT_NONE, &why);
     }
     dsm.premapped = 1;
+    return HCRT_OK;
 }
 
 /* What a rank tells the others of its host about its storage. */
@@ -325,17 +472,21 @@ hcrt_status_t hcrt__dsm_shm_init(void)
         if (dsm.shm_mode == SHM_ON && want)
             return HCRT_ERR_IO; /* explained by map_host on some rank */
     }
-    premap_slices();
+    hcrt_status_t st = premap_slices();
     hcrt_debug(HCRT_MOD_DSM,
-               "same-host fast path: %d of %d ranks share this host, %s", n,
-               dsm.size, dsm.shm_peers ? "on" : "off");
-    return HCRT_OK;
+               "same-host fast path: %d of %d ranks share this host, %s%s", n,
+               dsm.size, dsm.shm_peers ? "on" : "off",
+               dsm.uffd >= 0 ? ", read misses by userfaultfd" : "");
+    return st;
 }
 
 void hcrt__dsm_shm_fini(void)
 {
     unmap_peers();
     dsm.premapped = 0;
+    if (dsm.uffd >= 0)
+        close(dsm.uffd);
+    dsm.uffd = -1;
     free(dsm.peer_mem);
     free(dsm.peer_dir);
     free(dsm.peer_fd);

@@ -53,13 +53,16 @@ int main(int argc, char **argv)
      * live survive barriers), so the random pages are isolated; a second
      * one must merge their mappings back (with the default home policy,
      * where their neighbours are all invalid), and reading them again
-     * must fault the right bytes back in. */
+     * must fault the right bytes back in. With userfaultfd minor faults
+     * (shm.c) same-host read misses split no mapping at all: then the
+     * random pages must leave the count where it was. */
     if (nranks > 1) {
         const char *e = getenv("RAND_PAGES");
         size_t pages = per * sizeof(uint64_t) / 4096;
         size_t want = e ? (size_t)atol(e) : 1500;
         int other = (me + 1) % nranks;
         hcrt__dsm_call(me, M_COMPACT, 0, 0, 0, 0);
+        long start = count_maps();
         for (int pass = 0; pass < 2; pass++) {
             uint64_t s = 99 + (uint64_t)me;
             for (size_t k = 0; k < want; k++) {
@@ -73,6 +76,15 @@ int main(int argc, char **argv)
             long before = count_maps();
             hcrt__dsm_call(me, M_COMPACT, 0, 0, 0, 0);
             long after = count_maps();
+            if (dsm.uffd >= 0) {
+                if (before > start + 8)
+                    fprintf(stderr,
+                            "rank %d: %ld mappings before the random "
+                            "reads, %ld after (userfaultfd on)\n",
+                            me, start, before);
+                CHECK(before <= start + 8);
+                continue;
+            }
             if (!getenv("HCRT_DSM_HOME") && after > before - (long)want / 2)
                 fprintf(stderr,
                         "rank %d: %ld mappings before compaction, %ld "
