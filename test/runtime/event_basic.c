@@ -17,6 +17,7 @@ enum {
     T_HOLD = 3,
     T_EARLY = 4,
     T_SLOW = 5,
+    T_RELEASE = 7,
     T_UNKNOWN = 9
 };
 #define NHOLD 1000
@@ -68,21 +69,21 @@ static hcrt_status_t sum_run(hcrt__event_ctx_t *c)
 }
 
 /* Holds every event of an origin until all NHOLD arrived, then replies to
- * the second half (last first), pauses, and replies to the first half: the
- * origin must see the second half complete first. Runs on the EXEC queue,
- * so the pause does not stop the DATA thread sending the replies. */
+ * the second half (last first) and keeps the first half until the origin
+ * sends T_RELEASE, which it does only once it saw the second half
+ * complete: events complete independently of the order they were sent in,
+ * whatever the load. Runs on the EXEC queue. */
 static pthread_mutex_t hold_lock = PTHREAD_MUTEX_INITIALIZER;
 static hcrt__event_ctx_t **held; /* [origin][seq] */
 static int *nheld;
 
-static void hold_reply(hcrt__event_ctx_t *c, int s, hcrt__event_ctx_t *last)
+static void hold_reply(int origin, int s)
 {
-    hcrt__event_ctx_t *h = held[c->origin * NHOLD + s];
+    hcrt__event_ctx_t *h = held[origin * NHOLD + s];
     uint64_t v = (uint64_t)s * 3 + (uint64_t)me;
     memcpy(h->reply_hdr, &v, sizeof(v));
     h->reply_hdr_len = sizeof(v);
-    if (h != last)
-        hcrt__event_reply(h, HCRT_OK);
+    hcrt__event_reply(h, HCRT_OK);
 }
 
 static hcrt_status_t hold_run(hcrt__event_ctx_t *c)
@@ -92,16 +93,27 @@ static hcrt_status_t hold_run(hcrt__event_ctx_t *c)
     pthread_mutex_lock(&hold_lock);
     held[c->origin * NHOLD + seq] = c;
     int all = ++nheld[c->origin] == NHOLD;
+    if (all)
+        nheld[c->origin] = 0; /* the origin may run the test again */
     pthread_mutex_unlock(&hold_lock);
-    if (!all)
+    if (!all || seq < NHOLD / 2)
         return HCRT_EVENT_DEFER;
     for (int s = NHOLD - 1; s >= NHOLD / 2; s--)
-        hold_reply(c, s, c);
-    struct timespec pause = {0, 200 * 1000000L};
-    nanosleep(&pause, NULL);
+        if (s != (int)seq)
+            hold_reply(c->origin, s);
+    uint64_t v = (uint64_t)seq * 3 + (uint64_t)me;
+    memcpy(c->reply_hdr, &v, sizeof(v));
+    c->reply_hdr_len = sizeof(v);
+    return HCRT_OK; /* c replies through the return */
+}
+
+static hcrt_status_t release_run(hcrt__event_ctx_t *c)
+{
+    if (nheld[c->origin] != 0)
+        return HCRT_ERR_INVALID; /* released before all arrived */
     for (int s = NHOLD / 2 - 1; s >= 0; s--)
-        hold_reply(c, s, c);
-    return HCRT_OK; /* c (one of them) replies through the return */
+        hold_reply(c->origin, s);
+    return HCRT_OK;
 }
 
 static void test_pingpong(void)
@@ -158,13 +170,18 @@ static void hold_done(hcrt__event_t *ev, void *arg)
     order[(intptr_t)arg] = atomic_fetch_add(&done_seq, 1);
 }
 
-/* The head keeps NHOLD events in flight to every worker from one thread. */
+/* The head keeps NHOLD events in flight to every worker from one thread;
+ * each worker answers the second half and holds the first half until
+ * released: the second half must complete alone, the first after. */
 static void test_inflight(void)
 {
     int nw = nranks - 1, threads0 = ev_thread_count();
     hcrt__event_t **evs = calloc((size_t)nw * NHOLD, sizeof(*evs));
     double t0 = ev_now();
+    int seq0 = atomic_load(&done_seq);
 
+    for (int k = 0; k < nw * NHOLD; k++)
+        order[k] = -1;
     for (int s = 0; s < NHOLD; s++)
         for (int w = 1; w <= nw; w++) {
             uint32_t seq = (uint32_t)s;
@@ -182,18 +199,31 @@ static void test_inflight(void)
     hcrt__event_get_stats(&st);
     CHECK(st.inflight > (uint64_t)(nw * NHOLD) / 2); /* really in flight */
     CHECK_EQ(ev_thread_count(), threads0);           /* no thread each */
+    /* The handler threads complete the second halves while the first
+     * halves are held (no waiter: a waiter progresses its own event). */
+    for (double t = ev_now(); atomic_load(&done_seq) < seq0 + nw * NHOLD / 2 &&
+                              ev_now() - t < 30.0;) {
+        struct timespec ms = {0, 1000000L};
+        nanosleep(&ms, NULL);
+    }
+    for (int w = 0; w < nw; w++) {
+        int second = 0, first = 0;
+        for (int s = 0; s < NHOLD; s++) {
+            int done = order[w * NHOLD + s] >= 0;
+            second += done && s >= NHOLD / 2;
+            first += done && s < NHOLD / 2;
+        }
+        CHECK_EQ(second, NHOLD / 2);
+        CHECK_EQ(first, 0);
+        CHECK_EQ(hcrt__event_call(w + 1, T_RELEASE, NULL, 0, NULL, NULL, 30.0),
+                 HCRT_OK);
+    }
     for (int k = 0; k < nw * NHOLD; k++) {
         CHECK_EQ(hcrt__event_wait(evs[k], 30.0), HCRT_OK);
         size_t len;
         const uint64_t *v = hcrt__event_reply_hdr(evs[k], &len);
         CHECK_EQ(*v, (uint64_t)(k % NHOLD) * 3 + (uint64_t)(k / NHOLD + 1));
         hcrt__event_release(evs[k]);
-    }
-    for (int w = 0; w < nw; w++) { /* the second half completed first */
-        int early = 0, *o = &order[w * NHOLD];
-        for (int s = NHOLD / 2; s < NHOLD; s++)
-            early += o[s] < o[0];
-        CHECK(early >= NHOLD / 2 - 1); /* all but the one that replied last */
     }
     printf("in-flight: %d events to %d workers in %.3f s, threads %d\n",
            nw * NHOLD, nw, ev_now() - t0, threads0);
@@ -279,6 +309,9 @@ int main(int argc, char **argv)
     CHECK_EQ(hcrt__event_register(T_PING, &ping), HCRT_OK);
     CHECK_EQ(hcrt__event_register(T_SUM, &sum), HCRT_OK);
     CHECK_EQ(hcrt__event_register(T_HOLD, &hold), HCRT_OK);
+    hcrt__event_type_ops_t release = {
+        .name = "release", .queue = HCRT_EVENT_QUEUE_EXEC, .run = release_run};
+    CHECK_EQ(hcrt__event_register(T_RELEASE, &release), HCRT_OK);
     hcrt__event_type_ops_t early = {
         .name = "early", .queue = HCRT_EVENT_QUEUE_DATA, .run = early_run};
     CHECK_EQ(hcrt__event_register(T_EARLY, &early), HCRT_OK);
