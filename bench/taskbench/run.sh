@@ -14,9 +14,10 @@
 #         TB_POLICY_RANKS ranks (default 4) on stencil_1d, fft and tree
 #         graphs whose points use 4 kernels of costs 1x, 3x, 5x, 7x
 #         (taskbench -u 4). The setting and its values: TB_POLICY_VAR
-#         (default HCRT_OFFLOAD_POLICY), TB_POLICY_FAST (default eft: HEFT's
-#         earliest-finish-time rule with learned kernel times) and
-#         TB_POLICY_BASE (default rr).
+#         (default HCRT_OFFLOAD_POLICY), TB_POLICY_FAST (default heft:
+#         whole-graph HEFT over the recorded depend graph; eft: HEFT's
+#         earliest-finish-time rule task by task) and TB_POLICY_BASE
+#         (default rr).
 #
 # Everything runs under `timeout`; the hcc binary is built into
 # BUILD_DIR/bench/taskbench. Re-run on a quiet machine: timings of a loaded
@@ -92,7 +93,7 @@ fi
 
 if [ "$what" = policy ] || [ "$what" = all ]; then
     np=${TB_POLICY_RANKS:-4} it=${TB_POLICY_ITER:-200000}
-    var=${TB_POLICY_VAR:-HCRT_OFFLOAD_POLICY} fast=${TB_POLICY_FAST:-eft} base=${TB_POLICY_BASE:-rr}
+    var=${TB_POLICY_VAR:-HCRT_OFFLOAD_POLICY} fast=${TB_POLICY_FAST:-heft} base=${TB_POLICY_BASE:-rr}
     args=(-w 8 -s 16 -i "$it" -b 4096 -u 4 -r 4 -n)
     echo "$fast vs $base ($var): 4 kernels of costs 1x/3x/5x/7x x $it iterations, $np ranks"
     echo "(taskbench -p P ${args[*]})"

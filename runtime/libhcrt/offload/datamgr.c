@@ -45,6 +45,12 @@ void hcrt__dm_settle(hcrt__dm_t *dm)
     dm->settled = dm->next_op;
 }
 
+void hcrt__dm_settle_before(hcrt__dm_t *dm, int64_t op)
+{
+    if (op > dm->settled)
+        dm->settled = op;
+}
+
 void hcrt__dm_plan_clear(hcrt__dm_plan_t *p)
 {
     p->n = 0;

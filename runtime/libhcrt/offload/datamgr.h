@@ -61,6 +61,9 @@ void hcrt__dm_batch_begin(hcrt__dm_t *dm);
 /* Every op planned so far has completed (after taskwait or barrier): later
  * plans stop waiting for them. */
 void hcrt__dm_settle(hcrt__dm_t *dm);
+/* Every op planned before op `op` has completed (later ones may not even
+ * have started): later plans stop waiting for those. */
+void hcrt__dm_settle_before(hcrt__dm_t *dm, int64_t op);
 
 /* Plans one task placed on `node` (for exit data and update-from the node
  * is ignored). Call in recording order (a topological order of the batch).

@@ -75,6 +75,7 @@ void hcrt__offload_fini(void)
     hcrt__ofl.dm = NULL;
     free(hcrt__ofl.load_ns);
     free(hcrt__ofl.opdone);
+    hcrt__ofl_graph_fini();
 }
 
 void hcrt__offload_print(FILE *out)
@@ -88,9 +89,20 @@ void hcrt__offload_print(FILE *out)
             s->ndev,
             s->policy == 1   ? "rr"
             : s->policy == 2 ? "locality"
+            : s->policy == 3 ? "heft"
                              : "eft",
             atomic_load(&s->launched), atomic_load(&s->ops_run),
             atomic_load(&s->max_inflight));
+    long batches = 0, placed = 0;
+    double lat, bw;
+    int measured;
+    hcrt__ofl_graph_stats(&batches, &placed, &lat, &bw, &measured);
+    if (s->policy == 3)
+        fprintf(out,
+                "offload: HEFT placed %ld recorded depend tasks in %ld "
+                "graph batch(es); link %.1f us, %.2f GB/s (%s)\n",
+                placed, batches, lat * 1e6, bw * 1e-9,
+                measured ? "measured" : "default");
 }
 
 /* ---- op table: which planned ops have completed (lock held) -------------- */
@@ -105,9 +117,16 @@ void hcrt__ofl_ops_add(const hcrt__dm_plan_t *p)
 {
     ofl_state_t *s = &hcrt__ofl;
 
-    if (s->ops_live == 0 && s->blocked == NULL) {
-        /* Every planned op has completed: start the table afresh. */
-        hcrt__dm_settle(s->dm);
+    if (s->ops_live == 0 && s->blocked == NULL && p->n > 0) {
+        /* Every registered op has completed: start the table afresh. Not
+         * this plan's own ops, nor those of the task's other plan (made
+         * under the same lock, registered next): they have not started,
+         * and a task planned next that finds the data arriving on its
+         * node must wait for them. (Settling everything planned here let
+         * a kernel joining another on a node read an input that the
+         * other's forward had not brought yet: map_clauses one_to_many,
+         * awave, under rr/heft placement.) */
+        hcrt__dm_settle_before(s->dm, p->ops[0].id);
         s->op_base = s->op_end;
         memset(s->opdone, 0, (size_t)s->op_cap);
     }

@@ -58,7 +58,7 @@ typedef struct ofl_state {
     int64_t op_base, op_cap, op_end, ops_live;
     ofl_x_t *blocked;
     double *load_ns; /* per node: estimated work placed and not done */
-    int policy;      /* 0 eft, 1 rr, 2 locality */
+    int policy;      /* 0 eft, 1 rr, 2 locality, 3 heft (ofl_graph.c) */
     atomic_uint rr;
     atomic_long inflight, max_inflight, launched, ops_run;
 } ofl_state_t;
@@ -75,5 +75,22 @@ void hcrt__ofl_claims_drop(ofl_x_t *x);
 /* Learned kernel time on a node (ns), or a default. */
 double hcrt__ofl_kernel_est(uint64_t kernel, int node);
 void hcrt__ofl_kernel_learn(uint64_t kernel, int node, double ns);
+
+/* ---- ofl_graph.c: whole-graph HEFT placement (HCRT_OFFLOAD_POLICY=heft) */
+/* Records a target task with its depend list at creation; *slot becomes
+ * -1 (recorded, not placed), later the node HEFT chose (> 0) or 0 (no
+ * choice: online placement). 0 when recorded. Takes the lock. */
+int hcrt__ofl_graph_record(hcrt_task_entry_t entry, int pin,
+                           const hcrt_depend_info_t *deps, int32_t ndeps,
+                           int *slot);
+/* Places every recorded task not placed yet (lock held). */
+void hcrt__ofl_graph_place(void);
+/* What the region of `entry` runs, learned when it runs (lock held). */
+void hcrt__ofl_graph_learn(hcrt_task_entry_t entry, uint64_t kernel,
+                           int is_data);
+/* Tasks placed, batches, and the link HEFT assumes (measured or not). */
+void hcrt__ofl_graph_stats(long *batches, long *placed, double *lat_s,
+                           double *bytes_per_s, int *measured);
+void hcrt__ofl_graph_fini(void);
 
 #endif /* HCRT_OFFLOAD_EXEC_INT_H */

@@ -54,6 +54,9 @@ typedef struct tt_info {
     hcrt_task_entry_t entry;
     int32_t ndeps;
     hcrt_depend_info_t *deps;
+    int pin;      /* node of a device clause, -1 none */
+    int recorded; /* in ofl_graph.c's graph: gnode is its placement */
+    int gnode;    /* -1 not placed yet, > 0 HEFT's node, 0 no choice */
     struct tt_info *next;
 } tt_info_t;
 
@@ -85,6 +88,12 @@ static int32_t tt_entry(int32_t gtid, void *task)
     tt_info_t *t = tt_find(task, 1);
     if (!t)
         hcrt_fatal(HCRT_MOD_TARGET, "a target task lost its entry");
+    if (t->recorded) { /* the first of its batch to start places it */
+        pthread_mutex_lock(&hcrt__ofl.lock);
+        if (t->gnode == -1)
+            hcrt__ofl_graph_place();
+        pthread_mutex_unlock(&hcrt__ofl.lock);
+    }
     tt_info_t *saved = cur_tt;
     int32_t saved_gtid = cur_gtid;
     cur_tt = t, cur_gtid = gtid;
@@ -111,7 +120,10 @@ void *hcrt__offload_target_task_alloc(hcrt_ident_t *loc, int32_t gtid,
      * tasks; on this 2-core machine each stencil step then waited ~1.8 ms
      * for a helper to wake (52 us with plain tasks). The body only starts
      * the executor and returns, so the thread that runs it is not held. */
-    (void)device_id;
+    int ndev = hcrt__ofl.ndev;
+    t->pin = device_id >= 0 && device_id < ndev ? (int)device_id + 1
+             : device_id == ndev                ? 0
+                                                : -1;
     kmp_task_head_t *task =
         ofl_kmp_task_alloc(loc, gtid, flags | KMP_TASK_DETACHABLE, sizeof_task,
                            sizeof_shareds, tt_entry);
@@ -140,6 +152,9 @@ void hcrt__offload_task_deps(void *task, int32_t ndeps,
     if (nnoalias)
         memcpy(t->deps + ndeps, noalias, (size_t)nnoalias * sizeof(*deps));
     t->ndeps = n;
+    if (hcrt__ofl.policy == 3 &&
+        hcrt__ofl_graph_record(t->entry, t->pin, t->deps, n, &t->gnode) == 0)
+        t->recorded = 1;
 }
 
 /* ---- placement -------------------------------------------------------------
@@ -563,8 +578,12 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
     x->kh.kernel = k->id;
     pthread_mutex_lock(&s->lock);
     widen_zero_length(m, (int32_t)a->num_args);
+    if (cur_tt)
+        hcrt__ofl_graph_learn(cur_tt->entry, k->id, 0);
     if (node < 0)
         node = claimed_node(m, (int32_t)a->num_args, d.deps, d.ndeps);
+    if (node < 0 && cur_tt && cur_tt->gnode > 0) /* HEFT over the graph */
+        node = cur_tt->gnode;
     if (node < 0)
         node = place(k->id, m, (int32_t)a->num_args);
     x->node = node;
@@ -750,6 +769,8 @@ int hcrt__offload_data(int what, int64_t device_id, int32_t nargs, void **bases,
     x->sync = 1;
     x->node = node;
     pthread_mutex_lock(&s->lock);
+    if (cur_tt)
+        hcrt__ofl_graph_learn(cur_tt->entry, 0, 1);
     hcrt_status_t st =
         hcrt__dm_plan_task(s->dm, &d, node, &x->pre, &x->post, NULL);
     if (st == HCRT_OK) {

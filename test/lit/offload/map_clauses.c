@@ -10,6 +10,9 @@
 // write to `to`-only data), a part accepts either outcome and nothing else.
 // RUN: %offload %s %t
 // RUN: env HCRT_OFFLOAD_BATCH=0 OFFLOAD_RANKS=4 %offload %s %t.nobatch
+// Round-robin spreads the one_to_many kernels: a kernel joining another
+// on a node must wait for the input the other's forward brings.
+// RUN: env HCRT_OFFLOAD_POLICY=rr OFFLOAD_RANKS=4 %offload %s %t.rr
 #include <stdio.h>
 #include <stdlib.h>
 
