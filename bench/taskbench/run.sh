@@ -5,7 +5,8 @@
 #
 # metg    METG(50%) at TB_RANKS ranks (default 2): the graph (TB_PATTERN,
 #         default stencil_1d, TB_WIDTH x TB_STEPS) is run with growing
-#         kernel iterations; efficiency = work rate / the best work rate of
+#         kernel iterations (TB_ITERS; by factors of 2 around the
+#         crossing, as Task Bench sweeps); efficiency = work rate / the best work rate of
 #         the sweep (Task Bench's definition: peak measured with the largest
 #         tasks), granularity = elapsed x nodes / tasks, with nodes = the
 #         devices the program sees (omp_get_num_devices(), at least 1).
@@ -56,7 +57,7 @@ if [ "$what" = metg ] || [ "$what" = all ]; then
     echo "| iter | task (us) | tasks | elapsed (ms) | nodes | granularity (us) | efficiency |"
     echo "|---:|---:|---:|---:|---:|---:|---:|"
     rows=()
-    for it in ${TB_ITERS:-0 256 1024 4096 16384 65536 262144 1048576}; do
+    for it in ${TB_ITERS:-0 1024 2048 4096 8192 16384 32768 65536 262144 1048576}; do
         rows+=("$(tb "$np" -p "$pat" -w "$w" -s "$s" -b 64 -r 6 -n -i "$it")")
     done
     best=0

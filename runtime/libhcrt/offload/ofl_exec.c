@@ -97,7 +97,7 @@ void hcrt__offload_print(FILE *out)
     double lat, bw;
     int measured;
     hcrt__ofl_graph_stats(&batches, &placed, &lat, &bw, &measured);
-    if (s->policy == 3)
+    if (s->policy == 3 && s->ndev > 1)
         fprintf(out,
                 "offload: HEFT placed %ld recorded depend tasks in %ld "
                 "graph batch(es); link %.1f us, %.2f GB/s (%s)\n",

@@ -152,7 +152,8 @@ void hcrt__offload_task_deps(void *task, int32_t ndeps,
     if (nnoalias)
         memcpy(t->deps + ndeps, noalias, (size_t)nnoalias * sizeof(*deps));
     t->ndeps = n;
-    if (hcrt__ofl.policy == 3 &&
+    /* one device: nothing to choose, nothing to record */
+    if (hcrt__ofl.policy == 3 && hcrt__ofl.ndev > 1 &&
         hcrt__ofl_graph_record(t->entry, t->pin, t->deps, n, &t->gnode) == 0)
         t->recorded = 1;
 }
