@@ -39,6 +39,32 @@ enum { PH_PROBE, PH_RUN, PH_DONE };
  * (which then closes the window) overruns it by little. */
 #define PROBE_ROUNDS 6
 
+/* HetProbe-I re-probes every reprobe_pct of the iterations; each window
+ * costs an exchange between the nodes (a DSM publish and gather: a few
+ * hundred microseconds over messages). A window must hold at least this
+ * much work (HCRT_SCHED_REPROBE_MIN_US) to pay for it, judged by the iteration
+ * rate of the whole cluster that the loop's last first-window exchange
+ * measured: LU's short loops, called hundreds of times, probed ten windows each
+ * call and ran 2.3x slower than HetProbe. */
+#define HPI_RATES 64
+static double hpi_min_window_us; /* HCRT_SCHED_REPROBE_MIN_US */
+
+/* Per loop: cluster iterations per microsecond at its last window-0
+ * exchange. Computed from the gathered measurements, so the same on every
+ * node, and read before the loop's next call on every node alike. */
+static struct hpi_rate {
+    uint64_t loop;
+    double per_us;
+} hpi_rates[HPI_RATES];
+
+static struct hpi_rate *hpi_rate_of(uint64_t loop, int add)
+{
+    struct hpi_rate *r = &hpi_rates[loop % HPI_RATES];
+    if (r->loop == loop || (add && (r->loop = loop, 1)))
+        return r;
+    return NULL;
+}
+
 struct hcrt__cl_hp {
     hcrt__hetprobe_params_t prm;
     uint64_t loop_id;
@@ -124,6 +150,7 @@ static void load(void)
     if (hcrt__hetprobe_settings_load(hcrt__size(), &hcrt__cl_sched.hp) !=
         HCRT_OK)
         hcrt_fatal(HCRT_MOD_SCHED, "invalid HCRT_SCHED_* settings (see above)");
+    hpi_min_window_us = hcrt__config_double("HCRT_SCHED_REPROBE_MIN_US");
     const char *csr = hcrt__config_string("HCRT_SCHED_CSR");
     hcrt__cl_sched.csr_set = csr && *csr;
     if (hcrt__probecache_create(&hcrt__cl_sched.hp.cache,
@@ -401,6 +428,24 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
     if (h->wlen == 0)
         h->wlen = 1;
     h->max_c = 0;
+    if (p->kind == HCRT_CLP_HETPROBE_I && h->maxwin > 1 &&
+        hpi_min_window_us > 0) {
+        /* no more windows than the loop's work pays for (at least one:
+         * then it is HetProbe without the cache) */
+        pthread_mutex_lock(&cache_mu);
+        struct hpi_rate *r = hpi_rate_of(h->loop_id, 0);
+        double per_us = r ? r->per_us : 0;
+        pthread_mutex_unlock(&cache_mu);
+        if (per_us > 0) {
+            double w = (double)p->trip / per_us / hpi_min_window_us;
+            if (w < (double)h->maxwin)
+                h->maxwin = w < 1.0 ? 1 : (int)w;
+        }
+    }
+    /* One window is HetProbe: then it is HetProbe, probe cache included
+     * (a stable loop stops probing). Every node computes the same. */
+    if (p->kind == HCRT_CLP_HETPROBE_I && h->maxwin == 1)
+        p->kind = HCRT_CLP_HETPROBE;
     if (p->kind == HCRT_CLP_HETPROBE_I) {
         uint64_t per =
             h->wlen / ((uint64_t)p->total * (uint64_t)h->prm.fractions);
@@ -547,6 +592,14 @@ static void exchange(hcrt__cl_pool_t *p)
     if (p->kind == HCRT_CLP_HETPROBE && win == 0) {
         pthread_mutex_lock(&cache_mu);
         hcrt__probecache_update(hcrt__cl_sched.cache, h->loop_id, nn, m, 1);
+        pthread_mutex_unlock(&cache_mu);
+    }
+    if (p->kind == HCRT_CLP_HETPROBE_I && win == 0) {
+        double per_s = 0;
+        for (int k = 0; k < nn; k++)
+            per_s += m[k].speed * h->thr[k];
+        pthread_mutex_lock(&cache_mu);
+        hpi_rate_of(h->loop_id, 1)->per_us = per_s / 1e6;
         pthread_mutex_unlock(&cache_mu);
     }
     record(p, d, 1, win == 0);
