@@ -6,5 +6,8 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 "$src/scripts/build.sh"
 build=${HCC_BUILD_DIR:-$src/build}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+# Open MPI 4.1 fails when two mpiruns race to create its per-user session
+# directory; make it before tests run in parallel (lit does its own).
+mkdir -p -m 700 "${TMPDIR:-/tmp}/ompi.$(hostname -s).$(id -u)"
 cd "$build"
 ctest --output-on-failure --timeout 900 "$@"

@@ -28,6 +28,17 @@ config.environment["PATH"] = os.pathsep.join(
 for var in ["HOME", "TMPDIR", "OMP_NUM_THREADS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# Open MPI 4.1 creates <tmpdir>/ompi.<host>.<uid> on every mpirun and fails
+# ("mkdir ... File exists", orte_init failed) when two runs started at the
+# same moment race to create it - lit runs tests in parallel, in one TMPDIR.
+# So every lit run gets a session base of its own with that directory made
+# up front (lit sets TMPDIR itself after this file ran).
+import atexit, shutil, socket, tempfile
+_ompi_base = tempfile.mkdtemp(prefix="hcc-lit-ompi-")
+os.mkdir(os.path.join(_ompi_base, "ompi.%s.%d" % (
+    socket.gethostname().split(".")[0], os.getuid())), 0o700)
+atexit.register(shutil.rmtree, _ompi_base, True)
+config.environment["OMPI_MCA_orte_tmpdir_base"] = _ompi_base
 config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
 config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
