@@ -158,10 +158,12 @@ static void on_bus(int sig, siginfo_t *si, void *ucv)
         dsm.ready && dsm.uffd >= 0 ? hcrt__dsm_page_index(addr, NULL) : -1;
     const char *why = "not DSM memory";
     if (idx > 0) {
-        hcrt__dsm_resolve((size_t)idx, 0);
-        int ok = hcrt__dsm_uffd_map((size_t)idx) == 0;
-        /* a page the protocol moved away meanwhile (to a private copy, or
-         * invalid again) simply faults again */
+        /* a miss resolved here was mapped by its resolution; a page found
+         * valid (another thread resolved it, or its page-table entry was
+         * dropped) is mapped now. One that the protocol moved away
+         * meanwhile (to a private copy, or invalid again) faults again. */
+        int ok = !hcrt__dsm_resolve((size_t)idx, 0) ||
+                 hcrt__dsm_uffd_map((size_t)idx) == 0;
         if (ok || addr != last_addr)
             repeats = 0;
         last_addr = addr;

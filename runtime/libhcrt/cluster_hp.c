@@ -57,12 +57,16 @@ static struct hpi_rate {
     double per_us;
 } hpi_rates[HPI_RATES];
 
+/* The loop's slot (a loop hashing to a taken slot replaces it if `add`). */
 static struct hpi_rate *hpi_rate_of(uint64_t loop, int add)
 {
     struct hpi_rate *r = &hpi_rates[loop % HPI_RATES];
-    if (r->loop == loop || (add && (r->loop = loop, 1)))
-        return r;
-    return NULL;
+    if (r->loop != loop) {
+        if (!add)
+            return NULL;
+        r->loop = loop;
+    }
+    return r;
 }
 
 struct hcrt__cl_hp {

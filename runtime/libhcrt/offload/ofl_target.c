@@ -106,6 +106,16 @@ static int32_t tt_entry(int32_t gtid, void *task)
 
 #define KMP_TASK_DETACHABLE 0x40 /* kmp_tasking_flags_t.detachable */
 
+/* The node of a device number: rank n + 1 for worker device n, the head
+ * (0) for the initial device or a number out of range, -1 for none. */
+static int node_of(int64_t device_id)
+{
+    if (device_id == -1)
+        return -1;
+    return device_id >= 0 && device_id < hcrt__ofl.ndev ? (int)device_id + 1
+                                                        : 0;
+}
+
 void *hcrt__offload_target_task_alloc(hcrt_ident_t *loc, int32_t gtid,
                                       int32_t flags, size_t sizeof_task,
                                       size_t sizeof_shareds,
@@ -120,10 +130,7 @@ void *hcrt__offload_target_task_alloc(hcrt_ident_t *loc, int32_t gtid,
      * tasks; on this 2-core machine each stencil step then waited ~1.8 ms
      * for a helper to wake (52 us with plain tasks). The body only starts
      * the executor and returns, so the thread that runs it is not held. */
-    int ndev = hcrt__ofl.ndev;
-    t->pin = device_id >= 0 && device_id < ndev ? (int)device_id + 1
-             : device_id == ndev                ? 0
-                                                : -1;
+    t->pin = node_of(device_id);
     kmp_task_head_t *task =
         ofl_kmp_task_alloc(loc, gtid, flags | KMP_TASK_DETACHABLE, sizeof_task,
                            sizeof_shareds, tt_entry);
@@ -298,15 +305,14 @@ static int device_node(int64_t device_id, int free_ok, const char *what)
             return -1;
         device_id = ofl_default_device();
     }
-    if (device_id >= 0 && device_id < ndev)
-        return (int)device_id + 1;
-    if (device_id != ndev && device_id != -1)
+    int node = node_of(device_id);
+    if (node == 0 && device_id != ndev)
         hcrt_error(HCRT_MOD_TARGET,
                    "%s names device %lld, but this run has devices 0..%d "
                    "(the worker ranks) and the host %d: running it on the "
                    "host",
                    what, (long long)device_id, ndev - 1, ndev);
-    return 0;
+    return node < 0 ? 0 : node;
 }
 
 /* ---- unsupported forms -----------------------------------------------------
