@@ -104,6 +104,7 @@ static void *gate_main(void *unused)
     ev_backoff_t idle = {0, 0, MPI_Wtime()};
 
     (void)unused;
+    prctl(PR_SET_NAME, "hcrt-gate");  /* for top -H, perf and gdb */
     prctl(PR_SET_TIMERSLACK, 1000UL); /* short sleeps must stay short */
     if (!n)
         hcrt_fatal(HCRT_MOD_EVENT, "out of memory for the gate thread");
@@ -138,6 +139,7 @@ static void *gate_main(void *unused)
 
 static void *handler_main(void *q)
 {
+    prctl(PR_SET_NAME, q == &hcrt__ev.q[0] ? "hcrt-exec" : "hcrt-data");
     prctl(PR_SET_TIMERSLACK, 1000UL);
     return hcrt__ev_handler_main(q);
 }

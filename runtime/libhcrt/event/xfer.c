@@ -66,38 +66,46 @@ static int post_chunk(ev_xfer_t *x, hcrt__event_t *ev)
     return 1;
 }
 
-/* Tests the posted chunks and posts more while the window allows.
- * Returns 1 when the whole stream is done. */
+/* Tests the posted chunks and posts more while the window allows; chunks
+ * just posted are tested once more, so a small eager message finishes in
+ * the same call instead of costing another pass (a handoff to the DATA
+ * thread, for a reply sent by the gate). Returns 1 when the whole stream
+ * is done. */
 int hcrt__ev_xfer_step(ev_xfer_t *x, hcrt__event_t *ev, int *progress)
 {
-    if (x->nreq > 0) {
-        int idx[EV_WINDOW_MAX], outcount = 0;
-        MPI_Testsome(x->nreq, x->req, &outcount, idx, MPI_STATUSES_IGNORE);
-        if (outcount > 0 && outcount != MPI_UNDEFINED) {
-            int k = 0; /* compact: drop completed (now NULL) requests */
-            for (int i = 0; i < x->nreq; i++)
-                if (x->req[i] != MPI_REQUEST_NULL)
-                    x->req[k++] = x->req[i];
-            x->nreq = k;
-            *progress = 1;
+    for (int pass = 0; pass < 2; pass++) {
+        if (x->nreq > 0) {
+            int idx[EV_WINDOW_MAX], outcount = 0;
+            MPI_Testsome(x->nreq, x->req, &outcount, idx, MPI_STATUSES_IGNORE);
+            if (outcount > 0 && outcount != MPI_UNDEFINED) {
+                int k = 0; /* compact: drop completed (now NULL) requests */
+                for (int i = 0; i < x->nreq; i++)
+                    if (x->req[i] != MPI_REQUEST_NULL)
+                        x->req[k++] = x->req[i];
+                x->nreq = k;
+                *progress = 1;
+            }
         }
-    }
-    int window = hcrt__ev.opts.window;
-    for (int i = 0; i < x->n && !x->send; i++)
-        if (!x->b[i].ptr && x->b[i].len) { /* draining: one scratch chunk */
-            window = 1;
-            if (!x->scratch && !(x->scratch = malloc(hcrt__ev.opts.frag_size)))
-                hcrt_fatal(HCRT_MOD_EVENT,
-                           "out of memory for a %zu-byte "
-                           "scratch chunk",
-                           hcrt__ev.opts.frag_size);
+        int window = hcrt__ev.opts.window, posted = 0;
+        for (int i = 0; i < x->n && !x->send; i++)
+            if (!x->b[i].ptr && x->b[i].len) { /* draining: one scratch chunk */
+                window = 1;
+                if (!x->scratch &&
+                    !(x->scratch = malloc(hcrt__ev.opts.frag_size)))
+                    hcrt_fatal(HCRT_MOD_EVENT,
+                               "out of memory for a %zu-byte "
+                               "scratch chunk",
+                               hcrt__ev.opts.frag_size);
+            }
+        while (x->nreq < window && post_chunk(x, ev))
+            posted = *progress = 1;
+        if (x->nreq == 0 && x->bi >= x->n) {
+            free(x->scratch);
+            x->scratch = NULL;
+            return 1;
         }
-    while (x->nreq < window && post_chunk(x, ev))
-        *progress = 1;
-    if (x->nreq == 0 && x->bi >= x->n) {
-        free(x->scratch);
-        x->scratch = NULL;
-        return 1;
+        if (!posted)
+            break;
     }
     return 0;
 }
