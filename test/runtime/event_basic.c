@@ -3,7 +3,9 @@
  * of ranks, 1000 in-flight events per worker completing out of order
  * without a thread per event, unknown types and bad arguments, and an
  * orderly shutdown; sync events (progressed by their waiter, handed to the
- * handlers when the wait gives up).
+ * handlers when the wait gives up); the quiet hint (a handler napping on a
+ * quiet event still serves a new one at once, and the quiet event
+ * completes).
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -264,6 +266,40 @@ static void test_sync(void)
     hcrt__event_release(ev);
 }
 
+/* A handler napping until a quiet event may have news must still serve an
+ * event sent meanwhile at once (the push wakes it), and the quiet event
+ * still completes (after its hint at the latest). Completion is watched
+ * with hcrt__event_test, so the handler threads, not a waiter, progress
+ * both. */
+static void test_quiet(void)
+{
+    int peer = (me + 1) % nranks;
+    hcrt__event_t *slow, *ping;
+    hcrt__event_send_t a = {.type = T_SLOW, .dest = peer, .quiet = 2.0};
+    CHECK_EQ(hcrt__event_send(&a, &slow), HCRT_OK);
+    usleep(20 * 1000); /* the DATA handler is napping on it by now */
+    uint64_t v = 9;
+    hcrt__event_send_t b = {
+        .type = T_PING, .dest = peer, .hdr = &v, .hdr_len = sizeof(v)};
+    double t0 = MPI_Wtime();
+    CHECK_EQ(hcrt__event_send(&b, &ping), HCRT_OK);
+    while (!hcrt__event_test(ping) && MPI_Wtime() - t0 < 20)
+        usleep(100);
+    double took = MPI_Wtime() - t0;
+    CHECK(hcrt__event_test(ping));
+    if (took >= 0.5)
+        fprintf(stderr,
+                "rank %d: a ping sent during a 2 s quiet nap took %.3f s\n", me,
+                took);
+    CHECK(took < 0.5); /* not held back by the other event's nap (1 s) */
+    hcrt__event_release(ping);
+    while (!hcrt__event_test(slow) && MPI_Wtime() - t0 < 20)
+        usleep(1000);
+    CHECK(hcrt__event_test(slow));
+    CHECK_EQ(hcrt__event_status(slow), HCRT_OK);
+    hcrt__event_release(slow);
+}
+
 static void test_errors(void)
 {
     char big[300] = {0}, r = 0;
@@ -325,6 +361,7 @@ int main(int argc, char **argv)
     if (me == 0 && nranks > 1)
         test_inflight();
     test_sync();
+    test_quiet();
     test_errors();
     MPI_Barrier(hcrt__comm_world());
     int rc = ev_test_finish("event_basic", HCRT_OK);

@@ -182,6 +182,10 @@ static int dest_run(hcrt__event_t *ev)
 {
     const hcrt__event_type_ops_t *ops = &hcrt__ev.types[ev->type];
     hcrt_status_t st = ops->run(&ev->ctx);
+    if (ev->exec_queued && st != HCRT_ERR_BUSY) {
+        ev->exec_queued = 0;
+        atomic_fetch_sub(&hcrt__ev.exec_busy, 1);
+    }
 
     if (st == HCRT_ERR_BUSY) {
         hcrt__ev_push(ev, ops->queue);
@@ -242,6 +246,8 @@ int hcrt__ev_dest_step(hcrt__event_t *ev)
             (hcrt__ev.types[ev->type].run_inline &&
              hcrt__ev.types[ev->type].run_inline(&ev->ctx)))
             return dest_run(ev) | 1; /* short: run here, no handoff */
+        ev->exec_queued = 1;
+        atomic_fetch_add(&hcrt__ev.exec_busy, 1);
         hcrt__ev_push(ev, HCRT_EVENT_QUEUE_EXEC);
         return 1;
     case EV_D_RUN:

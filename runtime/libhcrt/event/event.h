@@ -117,6 +117,11 @@ typedef struct hcrt__event_send {
      * thread polls it meanwhile (no competing spinner, no handoff). If the
      * wait returns before completion, the event goes to the handlers. */
     int sync;
+    /* Seconds from now before which no reply is expected (e.g. most of a
+     * kernel's learned run time): while every event a handler waits for is
+     * this quiet, it sleeps instead of polling, leaving the core to others
+     * (a push wakes it). A hint only: 0 expects a reply at any time. */
+    double quiet;
 } hcrt__event_send_t;
 
 /* Settings of the event system (see settings.def and docs/events.md). */

@@ -80,6 +80,7 @@ struct hcrt__event {
     enum ev_state state;
     hcrt_status_t status;
     double start, deadline; /* MPI_Wtime; deadline < 0: none */
+    double quiet_until;     /* origin: no reply expected before (hint) */
     atomic_int done;
     atomic_int refs;     /* layer, user handle, and one per queue entry */
     atomic_int stepping; /* origin: a thread is advancing it (exclusive) */
@@ -104,6 +105,7 @@ struct hcrt__event {
     int leak; /* a receive could not be cancelled: never free this memory */
     hcrt__event_t *parent; /* forward: the event that asked for it */
     double spin_until;     /* destination: inline receive budget (gate) */
+    int exec_queued;       /* destination: counted in exec_busy */
 };
 
 typedef struct ev_queue {
@@ -113,6 +115,11 @@ typedef struct ev_queue {
     int len;
     int stop;
     const char *name;
+    /* Sleeping handlers: `waiters` until a push, `nappers` in a timed nap
+     * ending at nap_until (MPI_Wtime), which a push of an event that
+     * expects no reply before then need not cut short. */
+    int waiters, nappers;
+    double nap_until;
 } ev_queue_t;
 
 typedef struct ev_global {
@@ -137,6 +144,7 @@ typedef struct ev_global {
     hcrt__event_peer_cb hook;
     void *hook_arg;
     atomic_uint_fast64_t sent, served, timeouts, bytes_sent, bytes_recv;
+    atomic_int exec_busy; /* EXEC events queued or running right now */
 } ev_global_t;
 
 extern ev_global_t hcrt__ev;

@@ -105,6 +105,7 @@ hcrt_status_t hcrt__event_send(const hcrt__event_send_t *s,
     ev->state = EV_O_ACTIVE;
     ev->start = MPI_Wtime();
     ev->deadline = ev_deadline(s->timeout);
+    ev->quiet_until = s->quiet > 0 ? ev->start + s->quiet : 0;
     ev->nreply = s->nreply;
     ev->done_cb = s->done;
     ev->arg = s->arg;
@@ -118,6 +119,8 @@ hcrt_status_t hcrt__event_send(const hcrt__event_send_t *s,
     size_t nbytes = offsetof(ev_notice_t, hdr) + s->hdr_len;
     MPI_Isend(&ev->notice, (int)nbytes, MPI_BYTE, ev->peer, EV_CTRL_TAG,
               hcrt__ev.ctrl, &ev->notice_req);
+    int sent; /* a small notice is usually out at once: no handler pass */
+    MPI_Test(&ev->notice_req, &sent, MPI_STATUS_IGNORE);
     atomic_fetch_add(&hcrt__ev.bytes_sent, nbytes);
     atomic_fetch_add(&hcrt__ev.sent, 1);
     int progress = 0; /* post the first chunks now, not after a handoff */

@@ -9,6 +9,7 @@
  * thread each and not a busy core.
  */
 #include <errno.h>
+#include <math.h>
 #include <sched.h>
 #include <time.h>
 
@@ -22,6 +23,8 @@ void hcrt__ev_queue_init(ev_queue_t *q, const char *name)
     q->len = 0;
     q->stop = 0;
     q->name = name;
+    q->waiters = q->nappers = 0;
+    q->nap_until = 0;
 }
 
 void hcrt__ev_queue_destroy(ev_queue_t *q)
@@ -44,7 +47,13 @@ void hcrt__ev_push(hcrt__event_t *ev, int queue)
         q->head = ev;
     q->tail = ev;
     q->len++;
+    /* No wake-up when the only sleeping handler naps until before the
+     * event can have news: on a busy core a wake-up preempts the pusher. */
+    int wake = q->waiters > 0 || q->nappers != 1 || !ev->origin_side ||
+               ev->quiet_until < q->nap_until;
     pthread_mutex_unlock(&q->lock);
+    if (!wake)
+        return;
     /* After the unlock: a handler woken while the lock is still held
      * blocks on it at once and needs a second wake-up, and on a busy core
      * each wake-up preempts the pusher (measured: two switches per event
@@ -105,10 +114,17 @@ static hcrt__event_t *pop(ev_queue_t *q, int idle, int sleep_us)
     if (idle && sleep_us == 1)
         sched_yield();
     pthread_mutex_lock(&q->lock);
-    if (idle && sleep_us > 1 && !q->stop)
+    if (idle && sleep_us > 1 && !q->stop) {
+        q->nappers++;
+        q->nap_until = MPI_Wtime() + sleep_us * 1e-6;
         timed_wait(q, sleep_us);
-    while (!q->head && !q->stop)
+        q->nappers--;
+    }
+    while (!q->head && !q->stop) {
+        q->waiters++;
         pthread_cond_wait(&q->cond, &q->lock);
+        q->waiters--;
+    }
     if (q->stop) {
         pthread_mutex_unlock(&q->lock);
         return NULL;
@@ -130,8 +146,14 @@ void *hcrt__ev_handler_main(void *arg)
     hcrt__event_t *ev;
 
     /* A pass is as many pops as the queue holds; after a pass without
-     * progress, the next pop sleeps (backoff). */
+     * progress, the next pop sleeps (backoff), or, when every event of the
+     * pass expects no reply for a while yet (quiet_until), until the
+     * earliest of them may come (at most 1 s at a time). */
+    double quiet = HUGE_VAL; /* earliest quiet_until of the pass; 0: due */
     while ((ev = pop(q, idle, bo.sleep_us)) != NULL) {
+        double qu = ev->origin_side ? ev->quiet_until : 0;
+        if (qu < quiet)
+            quiet = qu;
         pass_progress |=
             ev->origin_side ? hcrt__ev_origin_step(ev) : hcrt__ev_dest_step(ev);
         pthread_mutex_lock(&q->lock);
@@ -141,7 +163,11 @@ void *hcrt__ev_handler_main(void *arg)
         if (++streak > len) {
             hcrt__ev_backoff(&bo, pass_progress, hcrt__ev.opts.poll_max_us);
             idle = !pass_progress;
+            double wait_us = idle ? (quiet - MPI_Wtime()) * 1e6 : 0;
+            if (wait_us > bo.sleep_us && quiet < HUGE_VAL)
+                bo.sleep_us = wait_us > 1e6 ? 1000000 : (int)wait_us;
             streak = pass_progress = 0;
+            quiet = HUGE_VAL;
         }
     }
     return NULL;

@@ -465,6 +465,20 @@ static void batch_finish(ofl_x_t *x, hcrt__event_t *ev);
 
 /* Collects the longest batch from x's position and sends it; returns 0
  * (and sends nothing) when it would hold fewer than two operations. */
+/* How long the reply of x's kernel cannot come (seconds), as a hint to the
+ * event handlers: half the estimated work on its node when x was placed
+ * (x and the kernels before it), if x's kernel was learned there and the
+ * wait is long enough that a sleep and a wake-up (~15-50 us on a loaded
+ * VM) cost less than polling for it; 0 otherwise. */
+#define QUIET_MIN_NS 40000.0
+static double quiet_s(const ofl_x_t *x)
+{
+    double ns = hcrt__ofl_kernel_seen(x->kh.kernel, x->node);
+    if (ns < 0 || x->ahead_ns < 2 * QUIET_MIN_NS)
+        return 0;
+    return 0.8e-9 * x->ahead_ns;
+}
+
 static int batch_start(ofl_x_t *x)
 {
     ofl_state_t *s = &hcrt__ofl;
@@ -592,7 +606,8 @@ static int batch_start(ofl_x_t *x)
                                                : HCRT_EVENT_TIMEOUT_DEFAULT,
                              .sync = x->sync,
                              .done = x->sync ? NULL : batch_cb,
-                             .arg = x};
+                             .arg = x,
+                             .quiet = kernel ? quiet_s(x) : 0};
     hcrt__event_t *ev = NULL;
     hcrt_status_t st = hcrt__event_send(&sd, x->sync ? &ev : NULL);
     if (st != HCRT_OK)
@@ -774,6 +789,15 @@ double hcrt__ofl_kernel_est(uint64_t kernel, int node)
         if (n)
             v = sum / n;
     }
+    pthread_mutex_unlock(&kt_lock);
+    return v;
+}
+
+double hcrt__ofl_kernel_seen(uint64_t kernel, int node)
+{
+    pthread_mutex_lock(&kt_lock);
+    ktime_t *k = kt_get(kernel, 0);
+    double v = k ? k->ns[node] : -1;
     pthread_mutex_unlock(&kt_lock);
     return v;
 }

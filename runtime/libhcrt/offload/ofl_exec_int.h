@@ -29,7 +29,8 @@ typedef struct ofl_x {
     ofl_param_t *xparams; /* params beyond the header's */
     char *priv;           /* firstprivate aggregates */
     size_t priv_len;
-    double est_ns; /* placement estimate, counted in the node's load */
+    double est_ns;   /* placement estimate, counted in the node's load */
+    double ahead_ns; /* the node's load when x was placed, x included */
     /* buffers this running kernel uses (ofl_target.c's claims) */
     uint64_t *cbuf;
     uint8_t *cshared; /* 1: a shared read (hcrt__ofl_map_shared_read) */
@@ -74,6 +75,8 @@ void hcrt__ofl_x_free(ofl_x_t *x);
 void hcrt__ofl_claims_drop(ofl_x_t *x);
 /* Learned kernel time on a node (ns), or a default. */
 double hcrt__ofl_kernel_est(uint64_t kernel, int node);
+/* The learned time of kernel on node (ns), -1 if it never ran there. */
+double hcrt__ofl_kernel_seen(uint64_t kernel, int node);
 void hcrt__ofl_kernel_learn(uint64_t kernel, int node, double ns);
 
 /* ---- ofl_graph.c: whole-graph HEFT placement (HCRT_OFFLOAD_POLICY=heft) */
