@@ -18,7 +18,13 @@
 #         (default HCRT_OFFLOAD_POLICY), TB_POLICY_FAST (default heft:
 #         whole-graph HEFT over the recorded depend graph; eft: HEFT's
 #         earliest-finish-time rule task by task) and TB_POLICY_BASE
-#         (default rr).
+#         (default rr). Twice: with the compute kernel (ITER
+#         TB_POLICY_ITER, default 200000), and with the waiting kernel
+#         (taskbench -S: ITER = TB_POLICY_SLEEP_US microseconds, default
+#         250), which models devices with cores of their own (the ranks of
+#         this machine share its cores, so with the compute kernel every
+#         placement costs the same CPU time). TB_POLICY_RUNS runs of each
+#         (default 1) give medians.
 #
 # Everything runs under `timeout`; the hcc binary is built into
 # BUILD_DIR/bench/taskbench. Re-run on a quiet machine: timings of a loaded
@@ -93,24 +99,43 @@ if [ "$what" = metg ] || [ "$what" = all ]; then
 fi
 
 if [ "$what" = policy ] || [ "$what" = all ]; then
-    np=${TB_POLICY_RANKS:-4} it=${TB_POLICY_ITER:-200000}
+    np=${TB_POLICY_RANKS:-4} it=${TB_POLICY_ITER:-200000} us=${TB_POLICY_SLEEP_US:-250}
     var=${TB_POLICY_VAR:-HCRT_OFFLOAD_POLICY} fast=${TB_POLICY_FAST:-heft} base=${TB_POLICY_BASE:-rr}
-    args=(-w 8 -s 16 -i "$it" -b 4096 -u 4 -r 4 -n)
-    echo "$fast vs $base ($var): 4 kernels of costs 1x/3x/5x/7x x $it iterations, $np ranks"
-    echo "(taskbench -p P ${args[*]})"
-    echo
-    echo "| pattern | tasks | devices | work (ms) | $fast (ms) | $base (ms) | $base / $fast |"
-    echo "|---|---:|---:|---:|---:|---:|---:|"
-    for p in stencil_1d fft tree; do
-        h=$(export "$var=$fast"; tb "$np" -p $p "${args[@]}") # subshell: local
-        r=$(export "$var=$base"; tb "$np" -p $p "${args[@]}")
-        if [ "$h" = failed ] || [ "$r" = failed ]; then
-            echo "| $p | failed ($fast: ${h%% *}, $base: ${r%% *}; see $out/run.err) |"
-            continue
+    runs=${TB_POLICY_RUNS:-1}
+    median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
+    for kern in compute sleep; do
+        if [ $kern = compute ]; then
+            args=(-w 8 -s 16 -i "$it" -b 4096 -u 4 -r 4 -n)
+            what_k="compute kernels of costs 1x/3x/5x/7x x $it iterations"
+        else
+            args=(-w 8 -s 16 -i "$us" -b 4096 -u 4 -r 4 -n -S)
+            what_k="waiting kernels (-S) of 1x/3x/5x/7x x $us us"
         fi
-        awk -v p=$p -v n="$(val tasks <<<"$h")" -v a="$(val work_s <<<"$h")" \
-            -v h="$(val elapsed <<<"$h")" -v r="$(val elapsed <<<"$r")" -v d="$(val devices <<<"$h")" '
-            BEGIN { printf "| %s | %d | %d | %.1f | %.1f | %.1f | %.2fx |\n", p, n, d, a * 1e3, h * 1e3, r * 1e3, r / h }'
+        echo "$fast vs $base ($var): $what_k, $np ranks, median of $runs run(s)"
+        echo "(taskbench -p P ${args[*]})"
+        echo
+        echo "| pattern | tasks | devices | work (ms) | $fast (ms) | $base (ms) | $base / $fast | per run |"
+        echo "|---|---:|---:|---:|---:|---:|---:|---|"
+        for p in stencil_1d fft tree; do
+            hs=() rs=() h=failed
+            for ((k = 0; k < runs; k++)); do # alternate: both see the same load
+                h=$(export "$var=$fast"; tb "$np" -p $p "${args[@]}") # subshell: local
+                r=$(export "$var=$base"; tb "$np" -p $p "${args[@]}")
+                [ "$h" != failed ] && [ "$r" != failed ] || break
+                hs+=("$(val elapsed <<<"$h")") rs+=("$(val elapsed <<<"$r")")
+            done
+            if [ ${#hs[@]} -lt "$runs" ]; then
+                echo "| $p | failed ($fast: ${h%% *}, $base: ${r%% *}; see $out/run.err) |"
+                continue
+            fi
+            hm=$(printf '%s\n' "${hs[@]}" | median) rm=$(printf '%s\n' "${rs[@]}" | median)
+            each=$(for ((k = 0; k < runs; k++)); do
+                awk -v h="${hs[k]}" -v r="${rs[k]}" 'BEGIN { printf "%.2f ", r / h }'
+            done)
+            awk -v p=$p -v n="$(val tasks <<<"$h")" -v a="$(val work_s <<<"$h")" \
+                -v h="$hm" -v r="$rm" -v d="$(val devices <<<"$h")" -v e="$each" '
+                BEGIN { printf "| %s | %d | %d | %.1f | %.1f | %.1f | %.2fx | %s|\n", p, n, d, a * 1e3, h * 1e3, r * 1e3, r / h, e }'
+        done
+        echo
     done
-    echo
 fi

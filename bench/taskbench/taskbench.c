@@ -13,6 +13,13 @@
  * (p-1, p, p+1), nearest (p-2 .. p+2), tree (p/2: the active width
  * doubles each step up to WIDTH), fft (p and p xor 2^k, butterfly).
  *
+ * With -S, the kernel does no arithmetic: it waits ITER microseconds of wall
+ * time (nanosleep) and writes its output. That models devices that have
+ * cores of their own, as separate nodes do: on a machine where all ranks
+ * share a few cores, a compute kernel makes every placement take the same
+ * total CPU time, so only a waiting kernel shows what placement does to the
+ * makespan.
+ *
  * With --uneven K, the points use K distinct kernels (K target regions,
  * kernel c costs (1 + 2c) x ITER): the per-kernel time estimates a
  * scheduler learns (HEFT) then differ, so placement matters. The graph is
@@ -26,6 +33,7 @@
  *   hcc -O2 taskbench.c -o taskbench
  *   hcrun -n 2 ./taskbench -p stencil_1d -w 4 -s 100 -i 1000 -b 64
  */
+#include <errno.h>
 #include <omp.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,19 +49,26 @@ static const char *const pattern_names[] = {"trivial", "stencil_1d", "nearest",
                                             "tree", "fft"};
 
 typedef struct {
-    int pattern, width, steps, reps, uneven, verify;
+    int pattern, width, steps, reps, uneven, verify, sleep;
     long iter, bytes;
 } opts_t;
 
 #pragma omp declare target
-/* ITER dependent multiply-adds on 4 lanes, seeded by the inputs, written
- * over the whole output buffer (n words). */
+/* ITER dependent multiply-adds on 4 lanes (or, sleep, a wait of ITER
+ * microseconds), seeded by the inputs, written over the whole output buffer
+ * (n words). */
 static void kernel(uint64_t *out, long n, const uint64_t *const *in, int nin,
-                   long iter, uint64_t salt)
+                   long iter, int sleep, uint64_t salt)
 {
     uint64_t a = salt, b = salt ^ 0x9e3779b97f4a7c15ull, c = salt + 1, d = 7;
     for (int k = 0; k < nin; k++)
         a += in[k][0] * (k + 3);
+    if (sleep) {
+        struct timespec ts = {iter / 1000000, iter % 1000000 * 1000};
+        while (nanosleep(&ts, &ts) && errno == EINTR)
+            ;
+        iter = 0;
+    }
     for (long i = 0; i < iter; i++) {
         a = a * 6364136223846793005ull + b;
         b = b * 6364136223846793005ull + c;
@@ -129,11 +144,12 @@ static long kiter(const opts_t *o, int c)
 #define TB_BODY                                                                \
     {                                                                          \
         const uint64_t *ins[MAXDEP] = {i0, i1, i2, i3, i4};                    \
-        kernel(y, nw, ins, nin, it, salt);                                     \
+        kernel(y, nw, ins, nin, it, sl, salt);                                 \
     }
 
 static void spawn(int c, uint64_t *y, long nw, uint64_t *const in[MAXDEP],
-                  const long len[MAXDEP], int nin, long it, uint64_t salt)
+                  const long len[MAXDEP], int nin, long it, int sl,
+                  uint64_t salt)
 {
     uint64_t *i0 = in[0], *i1 = in[1], *i2 = in[2], *i3 = in[3], *i4 = in[4];
     long n0 = len[0], n1 = len[1], n2 = len[2], n3 = len[3], n4 = len[4];
@@ -166,10 +182,10 @@ static void run_graph(const opts_t *o, uint64_t **buf[2], uint64_t *dummy,
             uint64_t salt = (uint64_t)t * 1000003u + (uint64_t)p;
             uint64_t *y = buf[t % 2][p];
             if (offload)
-                spawn(c, y, nw, in, len, nin, kiter(o, c), salt);
+                spawn(c, y, nw, in, len, nin, kiter(o, c), o->sleep, salt);
             else
                 kernel(y, nw, (const uint64_t *const *)in, nin, kiter(o, c),
-                       salt);
+                       o->sleep, salt);
         }
 }
 
@@ -188,7 +204,8 @@ static void usage(const char *why)
         "taskbench: %s\n"
         "usage: taskbench [-p trivial|stencil_1d|nearest|tree|fft] [-w WIDTH]\n"
         "  [-s STEPS] [-i ITER] [-b BYTES (multiple of 8)] [-r REPS]\n"
-        "  [-u K (1..%d kernel classes)] [-n (no result check)]\n",
+        "  [-u K (1..%d kernel classes)] [-n (no result check)]\n"
+        "  [-S (the kernel waits ITER us instead of computing)]\n",
         why, MAXK);
     exit(2);
 }
@@ -208,11 +225,15 @@ static long num(const char *s, long lo, long hi, const char *what)
 
 static void parse(int argc, char **argv, opts_t *o)
 {
-    *o = (opts_t){STENCIL, 4, 50, 3, 1, 1, 1000, 64};
+    *o = (opts_t){STENCIL, 4, 50, 3, 1, 1, 0, 1000, 64};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (!strcmp(a, "-n")) {
             o->verify = 0;
+            continue;
+        }
+        if (!strcmp(a, "-S")) {
+            o->sleep = 1;
             continue;
         }
         i++;
@@ -261,7 +282,7 @@ static double calibrate(const opts_t *o)
     double best = 1e30;
     for (int k = 0; k < 20; k++) {
         double t0 = now();
-        kernel(y, o->bytes / 8, in, 1, o->iter, (uint64_t)k);
+        kernel(y, o->bytes / 8, in, 1, o->iter, o->sleep, (uint64_t)k);
         double dt = now() - t0;
         sink += y[o->bytes / 8 - 1];
         best = dt < best ? dt : best;
@@ -306,10 +327,11 @@ int main(int argc, char **argv)
     }
     double unit = calibrate(&o);
     printf("pattern=%s width=%d steps=%d iter=%ld bytes=%ld uneven=%d "
-           "devices=%d tasks=%ld reps=%d elapsed=%.6f task_s=%.9f "
+           "kernel=%s devices=%d tasks=%ld reps=%d elapsed=%.6f task_s=%.9f "
            "work_s=%.6f per_task_s=%.9f check=%s\n",
            pattern_names[o.pattern], o.width, o.steps, o.iter, o.bytes,
-           o.uneven, omp_get_num_devices(), ntasks, o.reps - 1, elapsed, unit,
+           o.uneven, o.sleep ? "sleep" : "compute", omp_get_num_devices(),
+           ntasks, o.reps - 1, elapsed, unit,
            unit * work, elapsed / ntasks,
            o.verify ? (ok ? "ok" : "WRONG") : "skipped");
     return ok ? 0 : 1;

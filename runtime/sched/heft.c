@@ -193,6 +193,8 @@ static hcrt_status_t heft_schedule(const hcrt__taskgraph_t *g,
         st = HCRT_ERR_NOMEM;
         goto out;
     }
+    for (int p = 0; p < c.P; p++) /* earlier work: no gap before it */
+        hs.nodes[p].tail = g->busy[p];
     upward_ranks(&c, out->rank);
     st = hcrt__heft_list_schedule(&c, out->rank, heft_place, &hs, out);
     if (st == HCRT_OK)

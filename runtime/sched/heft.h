@@ -93,6 +93,12 @@ hcrt_status_t hcrt__taskgraph_add_task(hcrt__taskgraph_t *g, uint64_t kernel,
 hcrt_status_t hcrt__taskgraph_add_task_costs(hcrt__taskgraph_t *g,
                                              const double *costs,
                                              int32_t *out_id);
+/* Work placed before this graph keeps `node` busy until `until` (>= 0, in
+ * the graph's time unit, from the moment it is scheduled): HEFT starts
+ * nothing there earlier. A live engine placing graphs batch after batch
+ * passes each node's estimated work in flight. Cleared with the graph. */
+hcrt_status_t hcrt__taskgraph_set_busy(hcrt__taskgraph_t *g, int node,
+                                       double until);
 /* Forces a task onto one node (OpenMP `task`s run on the head); -1 unpins. */
 hcrt_status_t hcrt__taskgraph_pin(hcrt__taskgraph_t *g, int32_t task, int node);
 /* `to` needs `from`'s result: `bytes` travel unless both share a node. A

@@ -97,6 +97,7 @@ struct hcrt__taskgraph {
     int64_t nholders, hcap;
     hcrt__tg_access_t *acc;
     int64_t nacc, acap;
+    double *busy; /* [nnodes]: a node's earlier work ends then (HEFT) */
 };
 
 /* ---- per-schedule context (heft_ctx.c) -------------------------------- */

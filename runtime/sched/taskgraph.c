@@ -31,6 +31,11 @@ hcrt_status_t hcrt__taskgraph_create(int nnodes, hcrt__taskgraph_t **out)
     if (g == NULL)
         return HCRT_ERR_NOMEM;
     g->nnodes = nnodes;
+    g->busy = calloc((size_t)nnodes, sizeof(double));
+    if (g->busy == NULL) {
+        free(g);
+        return HCRT_ERR_NOMEM;
+    }
     *out = g;
     return HCRT_OK;
 }
@@ -45,6 +50,7 @@ void hcrt__taskgraph_destroy(hcrt__taskgraph_t *g)
     free(g->data);
     free(g->holders);
     free(g->acc);
+    free(g->busy);
     free(g);
 }
 
@@ -52,6 +58,16 @@ void hcrt__taskgraph_clear(hcrt__taskgraph_t *g)
 {
     g->ntasks = g->ncosts = g->nedges = 0;
     g->ndata = g->nholders = g->nacc = 0;
+    memset(g->busy, 0, sizeof(double) * (size_t)g->nnodes);
+}
+
+hcrt_status_t hcrt__taskgraph_set_busy(hcrt__taskgraph_t *g, int node,
+                                       double until)
+{
+    if (node < 0 || node >= g->nnodes || !(until >= 0))
+        return HCRT_ERR_INVALID;
+    g->busy[node] = until;
+    return HCRT_OK;
 }
 
 static hcrt_status_t push_task(hcrt__taskgraph_t *g, uint64_t kernel,

@@ -1,6 +1,7 @@
 /*
  * test_heft.c - unit tests of the task-graph scheduler (runtime/sched/heft*):
- * the published HEFT example, degenerate graphs, idle-slot insertion, the
+ * the published HEFT example, degenerate graphs, idle-slot insertion, nodes
+ * busy with earlier work, the
  * cost model's learning, data locality, pins, determinism, bad input, and a
  * large graph in bounded time. No MPI: plain code on plain data.
  *
@@ -199,6 +200,47 @@ static void test_insertion(void)
     CHECK(s.node[t2] == 0 && s.start[t2] == 11.0); /* waits for t1's data */
     CHECK(s.node[t3] == 0 && s.start[t3] == 1.0);  /* inserted in the gap */
     CHECK_NEAR(s.makespan, 16.0);
+    hcrt__heft_schedule_fini(&s);
+    hcrt__taskgraph_destroy(g);
+    hcrt__heft_cost_destroy(cm);
+}
+
+/* Work placed before the graph (a live engine's earlier batch) keeps a node
+ * busy: HEFT starts nothing there before it ends, goes elsewhere while
+ * that finishes earlier, and clearing the graph forgets it. */
+static void test_busy_nodes(void)
+{
+    static const double c[2] = {10, 10};
+    hcrt__heft_cost_t *cm;
+    hcrt__taskgraph_t *g;
+    hcrt__heft_schedule_t s;
+    int32_t t;
+    OK(hcrt__heft_cost_create(2, &cm));
+    OK(hcrt__taskgraph_create(2, &g));
+    for (int k = 0; k < 4; k++)
+        OK(hcrt__taskgraph_add_task_costs(g, c, &t));
+    run(&hcrt__heft_policy_heft, g, cm, &s); /* idle nodes: two each */
+    CHECK_NEAR(s.makespan, 20.0);
+    hcrt__heft_schedule_fini(&s);
+    OK(hcrt__taskgraph_set_busy(g, 0, 100.0));
+    run(&hcrt__heft_policy_heft, g, cm, &s); /* node 0 busy: all on 1 */
+    for (int32_t k = 0; k < 4; k++)
+        CHECK(s.node[k] == 1);
+    CHECK_NEAR(s.makespan, 40.0);
+    hcrt__heft_schedule_fini(&s);
+    OK(hcrt__taskgraph_set_busy(g, 0, 15.0));
+    run(&hcrt__heft_policy_heft, g, cm, &s); /* three on 1, one at 15 on 0 */
+    for (int32_t k = 0; k < 4; k++)
+        CHECK(s.node[k] == 1 || s.start[k] >= 15.0);
+    CHECK_NEAR(s.makespan, 30.0);
+    hcrt__heft_schedule_fini(&s);
+    CHECK(hcrt__taskgraph_set_busy(g, 2, 1.0) == HCRT_ERR_INVALID);
+    CHECK(hcrt__taskgraph_set_busy(g, 0, -1.0) == HCRT_ERR_INVALID);
+    hcrt__taskgraph_clear(g);
+    for (int k = 0; k < 4; k++)
+        OK(hcrt__taskgraph_add_task_costs(g, c, &t));
+    run(&hcrt__heft_policy_heft, g, cm, &s);
+    CHECK_NEAR(s.makespan, 20.0);
     hcrt__heft_schedule_fini(&s);
     hcrt__taskgraph_destroy(g);
     hcrt__heft_cost_destroy(cm);
@@ -535,6 +577,7 @@ static const struct {
     {"checker", test_checker},
     {"degenerate", test_degenerate},
     {"insertion", test_insertion},
+    {"busy_nodes", test_busy_nodes},
     {"ewma", test_ewma},
     {"unknown_kernel", test_unknown_kernel},
     {"learning", test_learning_moves_tasks},

@@ -466,17 +466,18 @@ static void batch_finish(ofl_x_t *x, hcrt__event_t *ev);
 /* Collects the longest batch from x's position and sends it; returns 0
  * (and sends nothing) when it would hold fewer than two operations. */
 /* How long the reply of x's kernel cannot come (seconds), as a hint to the
- * event handlers: half the estimated work on its node when x was placed
- * (x and the kernels before it), if x's kernel was learned there and the
- * wait is long enough that a sleep and a wake-up (~15-50 us on a loaded
- * VM) cost less than polling for it; 0 otherwise. */
+ * event handlers: half the kernel's learned time on its node, when that is
+ * long enough that a sleep and a wake-up (~15-50 us on a loaded VM) cost
+ * less than polling for it; 0 otherwise. Only x's own kernel: the work
+ * queued before it on the node (the load counted at placement) counts
+ * kernels that may be nearly done, and a hint too long holds a reply on
+ * the critical path (measured: 2-4 ms late, some runs five times slower
+ * on a 3-device stencil). */
 #define QUIET_MIN_NS 40000.0
 static double quiet_s(const ofl_x_t *x)
 {
     double ns = hcrt__ofl_kernel_seen(x->kh.kernel, x->node);
-    if (ns < 0 || x->ahead_ns < 2 * QUIET_MIN_NS)
-        return 0;
-    return 0.8e-9 * x->ahead_ns;
+    return ns >= 2 * QUIET_MIN_NS ? 0.5e-9 * ns : 0;
 }
 
 static int batch_start(ofl_x_t *x)

@@ -29,8 +29,7 @@ typedef struct ofl_x {
     ofl_param_t *xparams; /* params beyond the header's */
     char *priv;           /* firstprivate aggregates */
     size_t priv_len;
-    double est_ns;   /* placement estimate, counted in the node's load */
-    double ahead_ns; /* the node's load when x was placed, x included */
+    double est_ns; /* placement estimate, counted in the node's load */
     /* buffers this running kernel uses (ofl_target.c's claims) */
     uint64_t *cbuf;
     uint8_t *cshared; /* 1: a shared read (hcrt__ofl_map_shared_read) */

@@ -232,6 +232,11 @@ void hcrt__ofl_graph_place(void)
                 hcrt__heft_cost_set_exec(g.cm, k, node,
                                          hcrt__ofl_kernel_est(k, node) * 1e-9);
         }
+        /* Batches placed earlier may still run: a node is busy for the
+         * estimated work in flight there (without it every batch saw idle
+         * nodes and piled onto the nodes fastest for its own tasks). */
+        for (int node = 1; node <= s->ndev; node++)
+            hcrt__taskgraph_set_busy(g.tg, node, s->load_ns[node] * 1e-9);
         ok = hcrt__heft_policy_heft.schedule(g.tg, g.cm, &sch) == HCRT_OK;
         for (int32_t i = 0; i < b.ntasks; i++)
             *g.pending[i] = ok && sch.node[i] > 0 ? sch.node[i] : 0;

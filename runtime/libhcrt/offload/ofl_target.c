@@ -603,7 +603,6 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
         claims_add(x, m, (int32_t)a->num_args, xl, d.deps, d.ndeps);
         x->est_ns = hcrt__ofl_kernel_est(k->id, node);
         s->load_ns[node] += x->est_ns;
-        x->ahead_ns = s->load_ns[node];
     }
     pthread_mutex_unlock(&s->lock);
     if (st != HCRT_OK)
