@@ -463,8 +463,6 @@ static int batch_add(ofl_x_t *x, const hcrt__dm_op_t *op)
 static void batch_cb(hcrt__event_t *ev, void *arg);
 static void batch_finish(ofl_x_t *x, hcrt__event_t *ev);
 
-/* Collects the longest batch from x's position and sends it; returns 0
- * (and sends nothing) when it would hold fewer than two operations. */
 /* How long the reply of x's kernel cannot come (seconds), as a hint to the
  * event handlers: half the kernel's learned time on its node, when that is
  * long enough that a sleep and a wake-up (~15-50 us on a loaded VM) cost
@@ -480,6 +478,8 @@ static double quiet_s(const ofl_x_t *x)
     return ns >= 2 * QUIET_MIN_NS ? 0.5e-9 * ns : 0;
 }
 
+/* Collects the longest batch from x's position and sends it; returns 0
+ * (and sends nothing) when it would hold fewer than two operations. */
 static int batch_start(ofl_x_t *x)
 {
     ofl_state_t *s = &hcrt__ofl;
