@@ -460,19 +460,24 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
     const double *prior = NULL;
     hcrt__hetprobe_decision_t cached = {0};
     double cached_csr[nn];
-    if (p->kind == HCRT_CLP_HETPROBE) {
-        pthread_mutex_lock(&cache_mu);
-        hcrt__probecache_lookup(hcrt__cl_sched.cache, h->loop_id, nn, h->thr,
-                                &reuse, &prior);
-        if (prior)
-            for (int k = 0; k < nn; k++)
-                h->weight[k] = prior[k] > 0 ? prior[k] : PROBE_FLOOR;
-        if (reuse) {
-            cached = *reuse;
-            memcpy(cached_csr, reuse->csr, sizeof(double) * (size_t)nn);
-        }
-        pthread_mutex_unlock(&cache_mu);
+    /* Both take the cached speeds as the prior that sizes the probe slices
+     * (a node known to be 1000x slower on this loop, e.g. one that must
+     * fetch every page, then probes nothing: without it HetProbe-I had
+     * the slow node fetch 4096 pages per call of the stencil, 1.4x the
+     * time of HetProbe); only HetProbe skips the probe of a stable loop. */
+    pthread_mutex_lock(&cache_mu);
+    hcrt__probecache_lookup(hcrt__cl_sched.cache, h->loop_id, nn, h->thr,
+                            &reuse, &prior);
+    if (prior)
+        for (int k = 0; k < nn; k++)
+            h->weight[k] = prior[k] > 0 ? prior[k] : PROBE_FLOOR;
+    if (p->kind != HCRT_CLP_HETPROBE)
+        reuse = NULL;
+    if (reuse) {
+        cached = *reuse;
+        memcpy(cached_csr, reuse->csr, sizeof(double) * (size_t)nn);
     }
+    pthread_mutex_unlock(&cache_mu);
     if (reuse) { /* a stable loop: its smoothed decision, no probe */
         h->single = cached.kind == HCRT_HP_SINGLE ? cached.node : -1;
         memcpy(h->weight, cached_csr, sizeof(double) * (size_t)nn);
@@ -590,10 +595,20 @@ static void exchange(hcrt__cl_pool_t *p)
         h->single = d->node;
         for (int k = 0; k < nn; k++)
             h->weight[k] = d->csr[k] > 0 ? d->csr[k] : PROBE_FLOOR;
+        /* HetProbe-I re-probes for work whose cost moves; what the DSM's
+         * faults make of a loop does not change within a call, so a loop
+         * found fault-bound runs the rest of the call on its node without
+         * more windows (each would probe the slow nodes again: spmv and
+         * the stencil ran 10-40 % slower than HetProbe). Every node
+         * decides the same from the same measurements. With
+         * HCRT_SCHED_REPROBE_MIN_US=0 every window is taken regardless. */
+        if (p->kind == HCRT_CLP_HETPROBE_I && hpi_min_window_us > 0 &&
+            d->why == HCRT_HP_WHY_FAULTS_FREQUENT)
+            h->maxwin = win + 1;
     }
     for (int k = 0; k < nn; k++)
         d->share[k] = start[k + 1] - start[k];
-    if (p->kind == HCRT_CLP_HETPROBE && win == 0) {
+    if (win == 0) {
         pthread_mutex_lock(&cache_mu);
         hcrt__probecache_update(hcrt__cl_sched.cache, h->loop_id, nn, m, 1);
         pthread_mutex_unlock(&cache_mu);

@@ -9,15 +9,18 @@
 // compute loop runs 8 times with the widest drift band: 3 consistent probed
 // runs make it stable, then the probe cache decides without a probe (at
 // least once even if a loaded machine stalls a probe). Results are exact
-// (integer-valued) and checked.
+// (integer-valued) and checked. HetProbe-I on the DSM-bound loop decides
+// once per call: a loop found fault-bound runs the rest of the call on
+// its node without more windows (each would probe the slow node again).
 // RUN: %hcc -fopenmp -O2 -g %s -o %t
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=0 HCRT_SCHED_FAULT_PERIOD_US=2000 HCRT_SCHED_PROBE_DRIFT=10 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x HCRT_SCHED_FAULT_PERIOD_US -x HCRT_SCHED_PROBE_DRIFT -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
 // RUN: FileCheck %s <%t.out
 // CHECK: results ok
 // CHECK: threshold 2000.0 us (HCRT_SCHED_FAULT_PERIOD_US)
-// CHECK: loop {{.*}}dsm_bound{{.*}}: 2 runs, 2 decisions (probed: cross 0, single 2;
+// CHECK: loop {{.*}};dsm_bound;{{.*}}: 2 runs, 2 decisions (probed: cross 0, single 2;
 // CHECK-NEXT: window 0, iterations from
 // CHECK-NEXT: single node {{[01]}}: faults too frequent
+// CHECK: loop {{.*}};dsm_bound_i;{{.*}}: 2 runs, 2 decisions (probed: cross 0, single 2;
 // CHECK: loop {{.*}}compute_bound{{.*}}: 8 runs, 8 decisions (probed: cross {{[3-7]}}, single 0; from the probe cache {{[1-5]}};
 // CHECK-NOT: FAIL
 #include <stdint.h>
@@ -32,6 +35,15 @@ static double dsm_bound(void)
 {
     double s = 0;
 #pragma omp parallel for schedule(hetprobe) reduction(+ : s)
+    for (long i = 0; i < N; i++)
+        s += a[i];
+    return s;
+}
+
+static double dsm_bound_i(void)
+{
+    double s = 0;
+#pragma omp parallel for schedule(hetprobe_i) reduction(+ : s)
     for (long i = 0; i < N; i++)
         s += a[i];
     return s;
@@ -67,6 +79,14 @@ int main(void)
         double w = (double)N * (double)(N - 1) / 2 + (double)N * r;
         if (s != w)
             printf("FAIL sum %.0f, want %.0f\n", s, w), fails++;
+    }
+    for (int r = 0; r < 2; r++) {
+        for (long i = 0; i < N; i++)
+            a[i] = (double)(i + r);
+        double s = dsm_bound_i();
+        double w = (double)N * (double)(N - 1) / 2 + (double)N * r;
+        if (s != w)
+            printf("FAIL hetprobe_i sum %.0f, want %.0f\n", s, w), fails++;
     }
     for (int r = 0; r < 8; r++)
         if (compute_bound() != want)
