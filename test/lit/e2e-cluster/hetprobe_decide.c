@@ -62,6 +62,21 @@ static uint64_t compute_bound(void)
     return h;
 }
 
+/* Two calls of a sum loop, the head rewriting the array before each. */
+static int sum_runs(double (*loop)(void), const char *what)
+{
+    int fails = 0;
+    for (int r = 0; r < 2; r++) {
+        for (long i = 0; i < N; i++)
+            a[i] = (double)(i + r);
+        double s = loop();
+        double w = (double)N * (double)(N - 1) / 2 + (double)N * r;
+        if (s != w)
+            printf("FAIL %s sum %.0f, want %.0f\n", what, s, w), fails++;
+    }
+    return fails;
+}
+
 int main(void)
 {
     int fails = 0;
@@ -72,22 +87,8 @@ int main(void)
             x = x * 6364136223846793005ull + 1442695040888963407ull;
         want += x >> 32;
     }
-    for (int r = 0; r < 2; r++) {
-        for (long i = 0; i < N; i++)
-            a[i] = (double)(i + r);
-        double s = dsm_bound();
-        double w = (double)N * (double)(N - 1) / 2 + (double)N * r;
-        if (s != w)
-            printf("FAIL sum %.0f, want %.0f\n", s, w), fails++;
-    }
-    for (int r = 0; r < 2; r++) {
-        for (long i = 0; i < N; i++)
-            a[i] = (double)(i + r);
-        double s = dsm_bound_i();
-        double w = (double)N * (double)(N - 1) / 2 + (double)N * r;
-        if (s != w)
-            printf("FAIL hetprobe_i sum %.0f, want %.0f\n", s, w), fails++;
-    }
+    fails += sum_runs(dsm_bound, "hetprobe");
+    fails += sum_runs(dsm_bound_i, "hetprobe_i");
     for (int r = 0; r < 8; r++)
         if (compute_bound() != want)
             printf("FAIL hash run %d\n", r), fails++;
