@@ -43,31 +43,11 @@ enum { PH_PROBE, PH_RUN, PH_DONE };
  * costs an exchange between the nodes (a DSM publish and gather: a few
  * hundred microseconds over messages). A window must hold at least this
  * much work (HCRT_SCHED_REPROBE_MIN_US) to pay for it, judged by the iteration
- * rate of the whole cluster that the loop's last first-window exchange
- * measured: LU's short loops, called hundreds of times, probed ten windows each
- * call and ran 2.3x slower than HetProbe. */
-#define HPI_RATES 64
+ * rate of the whole cluster from the probe cache's speeds of the loop (fed
+ * by every first-window exchange, so the same on every node): LU's short
+ * loops, called hundreds of times, probed ten windows each call and ran
+ * 2.3x slower than HetProbe. */
 static double hpi_min_window_us; /* HCRT_SCHED_REPROBE_MIN_US */
-
-/* Per loop: cluster iterations per microsecond at its last window-0
- * exchange. Computed from the gathered measurements, so the same on every
- * node, and read before the loop's next call on every node alike. */
-static struct hpi_rate {
-    uint64_t loop;
-    double per_us;
-} hpi_rates[HPI_RATES];
-
-/* The loop's slot (a loop hashing to a taken slot replaces it if `add`). */
-static struct hpi_rate *hpi_rate_of(uint64_t loop, int add)
-{
-    struct hpi_rate *r = &hpi_rates[loop % HPI_RATES];
-    if (r->loop != loop) {
-        if (!add)
-            return NULL;
-        r->loop = loop;
-    }
-    return r;
-}
 
 struct hcrt__cl_hp {
     hcrt__hetprobe_params_t prm;
@@ -436,9 +416,12 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
         hpi_min_window_us > 0) {
         /* no more windows than the loop's work pays for (at least one:
          * then it is HetProbe without the cache) */
+        double per_us = 0;
         pthread_mutex_lock(&cache_mu);
-        struct hpi_rate *r = hpi_rate_of(h->loop_id, 0);
-        double per_us = r ? r->per_us : 0;
+        const double *speed =
+            hcrt__probecache_speeds(hcrt__cl_sched.cache, h->loop_id);
+        for (int k = 0; speed && k < nn; k++)
+            per_us += speed[k] * h->thr[k] / 1e6;
         pthread_mutex_unlock(&cache_mu);
         if (per_us > 0) {
             double w = (double)p->trip / per_us / hpi_min_window_us;
@@ -611,14 +594,6 @@ static void exchange(hcrt__cl_pool_t *p)
     if (win == 0) {
         pthread_mutex_lock(&cache_mu);
         hcrt__probecache_update(hcrt__cl_sched.cache, h->loop_id, nn, m, 1);
-        pthread_mutex_unlock(&cache_mu);
-    }
-    if (p->kind == HCRT_CLP_HETPROBE_I && win == 0) {
-        double per_s = 0;
-        for (int k = 0; k < nn; k++)
-            per_s += m[k].speed * h->thr[k];
-        pthread_mutex_lock(&cache_mu);
-        hpi_rate_of(h->loop_id, 1)->per_us = per_s / 1e6;
         pthread_mutex_unlock(&cache_mu);
     }
     record(p, d, 1, win == 0);
