@@ -6,8 +6,10 @@
  * are always compiled to (temporary) objects first and linked separately. */
 #include "driver.h"
 #include "hcc_config.h"
+#include "pragma_scan.h"
 #include "proc.h"
 
+#include <ctype.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -129,38 +131,86 @@ static const char *const s2s_names[] = {
 #define HCC_S2S_ORIGIN(name, kind) name,
 #define HCC_S2S_STREAM(name, in) name,
 #include "Names.def"
-    "hetprobe"};
+};
 
-/* Cheap textual pre-check: s2s can only change or report something in a
- * file that uses OpenMP and names a hetprobe clause or one of the calls it
- * reports. Skipping it otherwise saves its start-up and parse (about a -O0
- * compile). An unreadable file is left to s2s, which reports the error. */
-static int s2s_may_act(const char *path) {
+/* The whole file, NUL-terminated (malloc), or NULL if it cannot be read. */
+static char *read_file(const char *path, size_t *plen) {
   FILE *f = fopen(path, "rb");
   if (!f)
-    return 1;
+    return NULL;
   size_t cap = 1 << 16, len = 0, n;
   char *buf = malloc(cap + 1);
   while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
     len += n;
     if (len == cap) {
       char *nb = realloc(buf, 2 * cap + 1);
-      if (!nb)
+      if (!nb) {
+        free(buf);
+        buf = NULL;
         break;
+      }
       buf = nb;
       cap *= 2;
     }
   }
   fclose(f);
-  if (!buf)
+  if (buf)
+    buf[len] = '\0';
+  *plen = len;
+  return buf;
+}
+
+/* Whether hcc-s2s itself must run: it can only change or report something
+ * beyond the pragma scan in a file that names a hetprobe clause or one of
+ * the calls it reports. Skipping it otherwise saves its start-up and parse
+ * (about a -O0 compile). */
+static int s2s_needed(const char *buf, size_t len) {
+  if (memmem(buf, len, "hetprobe", 8)) /* hetprobe, hetprobe_i */
     return 1;
-  buf[len] = '\0';
-  int act = 0;
-  if (memmem(buf, len, "omp", 3))
-    for (size_t i = 0; !act && i < sizeof(s2s_names) / sizeof(*s2s_names); i++)
-      act = memmem(buf, len, s2s_names[i], strlen(s2s_names[i])) != NULL;
-  free(buf);
-  return act;
+  /* The calls as whole identifiers: "gets" inside "targets" or
+   * "omp_get_..." is no call of gets. */
+  for (size_t i = 0; i < sizeof(s2s_names) / sizeof(*s2s_names); i++) {
+    size_t n = strlen(s2s_names[i]);
+    for (const char *p = buf;
+         (p = memmem(p, len - (size_t)(p - buf), s2s_names[i], n)) != NULL;
+         p++) {
+      int before = p > buf && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+      int after = (size_t)(p - buf) + n < len &&
+                  (isalnum((unsigned char)p[n]) || p[n] == '_');
+      if (!before && !after)
+        return 1;
+    }
+  }
+  return 0;
+}
+
+/* The pragma scan alone changed the file (clause-less loops given the
+ * implementation's schedule): write what hcc-s2s would have written. */
+static const char *write_scanned(ctx_t *c, hcc_input_t *in,
+                                 const hcc_scan_t *scan, int *rewritten) {
+  int cxx = hcc_lang_is_cxx(in->lang);
+  char *out = temp_path(c, in->path, cxx ? ".hcc.cpp" : ".hcc.c");
+  *rewritten = 1;
+  if (c->o->dry_run)
+    return out;
+  FILE *f = fopen(out, "w");
+  if (!f) {
+    fprintf(stderr, "hcc: error: cannot write '%s'\n", out);
+    exit(1);
+  }
+  fputs("#line 1 \"", f);
+  for (const char *p = in->path; *p; p++) {
+    if (*p == '"' || *p == '\\')
+      fputc('\\', f);
+    fputc(*p, f);
+  }
+  fputs("\"\n", f);
+  fwrite(scan->out, 1, scan->out_len, f);
+  if (fclose(f) != 0) {
+    fprintf(stderr, "hcc: error: cannot write '%s'\n", out);
+    exit(1);
+  }
+  return out;
 }
 
 /* Runs hcc-s2s on a C/C++ input. Returns the file to compile (the s2s
@@ -169,15 +219,40 @@ static int s2s_may_act(const char *path) {
 static const char *run_s2s(ctx_t *c, hcc_input_t *in, int *rewritten) {
   *rewritten = 0;
   if (!c->o->s2s || !hcc_lang_is_cfamily(in->lang) ||
-      c->o->mode == HCC_MODE_PREPROCESS || strcmp(in->path, "-") == 0 ||
-      !s2s_may_act(in->path))
+      c->o->mode == HCC_MODE_PREPROCESS || strcmp(in->path, "-") == 0)
     return in->path;
+  /* The pragma scan runs here, in-process, on every OpenMP source; s2s
+   * (which repeats it) only where it has more to do. An unreadable file is
+   * left to s2s, which reports the error. */
+  size_t len = 0;
+  char *text = read_file(in->path, &len);
+  if (text && !memmem(text, len, "omp", 3)) {
+    free(text);
+    return in->path;
+  }
+  if (text && !s2s_needed(text, len)) {
+    hcc_scan_t scan;
+    int bad = hcc_scan_pragmas(text, len, in->path, c->o->plugin, &scan);
+    const char *res = in->path;
+    if (bad) {
+      fputs(scan.errors ? scan.errors : "", stderr);
+      res = NULL;
+    } else if (scan.default_loops > 0) {
+      res = write_scanned(c, in, &scan, rewritten);
+    }
+    hcc_scan_free(&scan);
+    free(text);
+    return res;
+  }
+  free(text);
   int cxx = hcc_lang_is_cxx(in->lang);
   char *out = temp_path(c, in->path, cxx ? ".hcc.cpp" : ".hcc.c");
   strvec_t cmd;
   strvec_init(&cmd);
   strvec_push(&cmd, c->p->s2s);
   strvec_push(&cmd, "--report-unchanged");
+  if (!c->o->plugin) /* the marker means nothing to plain libomp */
+    strvec_push(&cmd, "--no-default-schedule");
   if (!c->o->s2s_warn)
     strvec_push(&cmd, "--no-warnings");
   strvec_push(&cmd, "-o");

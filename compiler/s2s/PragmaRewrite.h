@@ -2,8 +2,10 @@
 //
 // clang's OpenMP parser rejects schedule(hetprobe[, pct]) and
 // schedule(hetprobe_i[, pct]), so they are rewritten to schedule(runtime)
-// in the raw text before clang sees the file. The rewrite never adds or
-// removes a line, so every later location is the user's location.
+// in the raw text before clang sees the file; worksharing loops without a
+// schedule clause get the implementation's schedule (pragma_scan.h). The
+// rewrite never adds or removes a line, so every later location is the
+// user's location.
 //
 //===----------------------------------------------------------------------===//
 #ifndef HCC_S2S_PRAGMAREWRITE_H
@@ -27,11 +29,13 @@ struct SchedHint {
   int Percent; ///< 1..100, or 0 for the runtime's default
 };
 
-/// Rewrites every extended schedule clause in `Src`. Prints clang-style
-/// errors (naming `FileName`) to `Errs` for malformed clauses and returns
-/// false if there were any.
+/// Rewrites every extended schedule clause in `Src` and, if `DefaultLoops`,
+/// gives clause-less loops the implementation's schedule (`NumDefault` of
+/// them). Prints clang-style errors (naming `FileName`) to `Errs` for
+/// malformed clauses and returns false if there were any.
 bool rewriteScheduleClauses(llvm::StringRef Src, llvm::StringRef FileName,
-                            std::string &Out, std::vector<SchedHint> &Hints,
+                            bool DefaultLoops, std::string &Out,
+                            std::vector<SchedHint> &Hints, unsigned &NumDefault,
                             llvm::raw_ostream &Errs);
 
 } // namespace hcc

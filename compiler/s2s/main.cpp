@@ -45,13 +45,14 @@ struct Options {
   std::string Input, Output = "-";
   bool Warnings = true;
   bool ReportUnchanged = false;
+  bool DefaultSchedule = true; ///< clause-less loops: implementation's choice
   std::vector<std::string> CompilerArgs;
 };
 
 int usage(const char *Msg) {
   errs() << "hcc-s2s: error: " << Msg
-         << "\nusage: hcc-s2s [--no-warnings] [-o OUT] FILE -- "
-            "COMPILER-ARGS...\n";
+         << "\nusage: hcc-s2s [--no-warnings] [--no-default-schedule] "
+            "[-o OUT] FILE -- COMPILER-ARGS...\n";
   return 1;
 }
 
@@ -63,6 +64,8 @@ bool parseArgs(int Argc, char **Argv, Options &O) {
       O.Warnings = false;
     else if (A == "--report-unchanged")
       O.ReportUnchanged = true;
+    else if (A == "--no-default-schedule")
+      O.DefaultSchedule = false;
     else if (A == "-o" && I + 1 < Argc)
       O.Output = Argv[++I];
     else if (A.starts_with("-") && A != "-")
@@ -146,6 +149,19 @@ std::string prelude(const Options &O, const hcc::AnalysisResult &Res) {
   return P + "#line 1 \"" + File + "\"\n";
 }
 
+bool writeOutput(const Options &O, const hcc::AnalysisResult &Res,
+                 StringRef Body) {
+  std::error_code EC;
+  raw_fd_ostream Out(O.Output, EC);
+  if (EC) {
+    errs() << "hcc-s2s: error: cannot write '" << O.Output
+           << "': " << EC.message() << "\n";
+    return false;
+  }
+  Out << prelude(O, Res) << Body;
+  return true;
+}
+
 } // namespace
 
 int main(int Argc, char **Argv) {
@@ -161,25 +177,27 @@ int main(int Argc, char **Argv) {
   std::string Text;
   hcc::AnalysisOptions AO;
   AO.Warnings = O.Warnings;
-  if (!hcc::rewriteScheduleClauses((*Buf)->getBuffer(), O.Input, Text, AO.Hints,
+  unsigned Defaults = 0;
+  if (!hcc::rewriteScheduleClauses((*Buf)->getBuffer(), O.Input,
+                                   O.DefaultSchedule, Text, AO.Hints, Defaults,
                                    errs()))
     return 1;
   // Nothing to place and nothing to warn about: skip the parse, which costs
   // as much as a -O0 compile of the file.
-  if (O.ReportUnchanged && AO.Hints.empty() &&
-      (!AO.Warnings || !hcc::mayNeedAnalysis(Text)))
-    return 3;
+  if (AO.Hints.empty() && (!AO.Warnings || !hcc::mayNeedAnalysis(Text))) {
+    if (O.ReportUnchanged && Defaults == 0)
+      return 3;
+    hcc::AnalysisResult None;
+    return writeOutput(O, None, Text) ? 0 : 1;
+  }
   hcc::AnalysisResult Res;
   bool Parsed = analyse(O, Text, AO, Res);
-  std::error_code EC;
-  raw_fd_ostream Out(O.Output, EC);
-  if (EC) {
-    errs() << "hcc-s2s: error: cannot write '" << O.Output
-           << "': " << EC.message() << "\n";
+  if (!writeOutput(O, Res, Parsed ? Res.Rewritten : Text))
     return 1;
-  }
-  Out << prelude(O, Res) << (Parsed ? Res.Rewritten : Text);
   if (!Parsed)
     return 2;
-  return O.ReportUnchanged && Res.HintsPlaced == 0 && AO.Hints.empty() ? 3 : 0;
+  return O.ReportUnchanged && Res.HintsPlaced == 0 && AO.Hints.empty() &&
+                 Defaults == 0
+             ? 3
+             : 0;
 }

@@ -247,6 +247,13 @@ typedef enum hcrt_sched_hint_kind {
 HCRT_ABI_EXPORT void __hcrt_sched_hint(int32_t kind, int32_t percent,
                                        const char *file, int32_t line);
 
+/* A worksharing loop without a schedule clause: clang lowers it exactly like
+ * schedule(static), so hcc's pragma scan writes
+ * `schedule(dynamic, HCRT_SCHED_DEFAULT_CHUNK)` on it instead, and a dynamic
+ * loop with this chunk gets the implementation's schedule: static on one
+ * node, HCRT_SCHED_DEFAULT across nodes. (compiler/s2s/pragma_scan.h.) */
+#define HCRT_SCHED_DEFAULT_CHUNK 2147483629
+
 /* Migration points. The pass inserts, at the chunk boundaries of every
  * cluster loop whose chunks do not already pass through the runtime
  * (static schedules), the equivalent of

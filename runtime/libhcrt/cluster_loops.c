@@ -217,10 +217,14 @@ void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
         ordered = 1;
         s -= 32;
     }
-    if (s == KMP_SCH_RUNTIME)
+    if (s == KMP_SCH_RUNTIME) {
         pool = runtime_sched(&s, &chunk, hint, &pct);
-    else if (s == KMP_SCH_AUTO)
+    } else if (s == KMP_SCH_AUTO ||
+               (s == KMP_SCH_DYNAMIC_CHUNKED &&
+                chunk == HCRT_SCHED_DEFAULT_CHUNK)) { /* no clause */
+        chunk = 0;
         pool = hcrt__cl_sched_default(&s, &pct);
+    }
     disp = (disp_t){0};
     disp.lb = lb;
     disp.incr = incr;

@@ -31,7 +31,8 @@ typedef struct loop_counters {
     uint64_t dispatch_inits;
     uint64_t made_monotonic; /* inits whose schedule hcrt changed */
     uint64_t runtime_resolved;
-    uint64_t hints[3]; /* by hcrt_sched_hint_kind_t */
+    uint64_t default_loops; /* clause-less loops (the pragma scan's marker) */
+    uint64_t hints[3];      /* by hcrt_sched_hint_kind_t */
     uint64_t migration_points;
 } loop_counters_t;
 
@@ -87,11 +88,63 @@ static int32_t loop_schedule(int32_t sched, int64_t *chunk)
     if (HCRT_UNLIKELY(pending_hint.kind != HCRT_SCHED_HINT_NONE))
         pending_hint.kind = HCRT_SCHED_HINT_NONE;
     COUNT(dispatch_inits);
+    if (HCRT_UNLIKELY(base == KMP_SCH_DYNAMIC_CHUNKED &&
+                      *chunk == HCRT_SCHED_DEFAULT_CHUNK)) {
+        *chunk = 0; /* a marker loop nested too deep for the fast path */
+        return KMP_SCH_STATIC | KMP_SCH_MODIFIER_MONOTONIC;
+    }
     if (base == KMP_SCH_RUNTIME)
         base = resolve_runtime(chunk);
     if ((sched & KMP_SCH_MODIFIER_MONOTONIC) == 0)
         COUNT(made_monotonic);
     return base | KMP_SCH_MODIFIER_MONOTONIC;
+}
+
+/* A loop without a schedule clause (the pragma scan's marker) on one node:
+ * schedule(static), computed by libomp's static init as for clang
+ * -fopenmp, and handed out by dispatch_next as the thread's one chunk;
+ * going through libomp's dispatcher costs ~2 us per loop in its shared
+ * dispatch buffers. One record per nesting level: a nested parallel
+ * region's master is the same thread, inside the outer loop's chunk. */
+#define FAST_LEVELS 4
+typedef struct static_once {
+    uint8_t active, given;
+    int32_t last;
+    uint64_t lo, hi;
+    int64_t stride;
+} static_once_t;
+static _Thread_local static_once_t static_once[FAST_LEVELS]
+    __attribute__((tls_model("initial-exec")));
+/* active records of this thread: the other loops' paths test only this */
+static _Thread_local int static_once_live
+    __attribute__((tls_model("initial-exec")));
+
+/* Ends the record of level `lv` (also when a loop left early, by cancel
+ * for, never asked for its end: the next loop at the level clears it). */
+static inline void static_once_end(int lv)
+{
+    if (static_once[lv].active) {
+        static_once[lv].active = 0;
+        static_once_live--;
+    }
+}
+
+static inline int is_default_loop(int32_t sched, int64_t chunk)
+{
+    return HCRT_UNLIKELY(chunk == HCRT_SCHED_DEFAULT_CHUNK) &&
+           (sched &
+            ~(KMP_SCH_MODIFIER_MONOTONIC | KMP_SCH_MODIFIER_NONMONOTONIC)) ==
+               KMP_SCH_DYNAMIC_CHUNKED;
+}
+
+/* The record of the marker loop this thread runs at its current level,
+ * or NULL when the level has none. */
+static inline static_once_t *static_once_here(void)
+{
+    if (HCRT_LIKELY(!static_once_live))
+        return NULL;
+    int lv = omp_get_level();
+    return lv < FAST_LEVELS && static_once[lv].active ? &static_once[lv] : NULL;
 }
 
 #define CL_HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
@@ -141,6 +194,26 @@ static int32_t loop_schedule(int32_t sched, int64_t *chunk)
                                    (int)sizeof(T));                            \
             return;                                                            \
         }                                                                      \
+        int lv;                                                                \
+        if (is_default_loop(sched, chunk) &&                                   \
+            (lv = omp_get_level()) < FAST_LEVELS) {                            \
+            static_once_t *o = &static_once[lv];                               \
+            T lo = lb, hi = ub;                                                \
+            ST stride = 0;                                                     \
+            int32_t last = 0;                                                  \
+            COUNT(default_loops);                                              \
+            __kmpc_for_static_init_##sfx(loc, gtid, KMP_SCH_STATIC, &last,     \
+                                         &lo, &hi, &stride, st, 1);            \
+            static_once_live += !o->active;                                    \
+            o->active = 1;                                                     \
+            o->given = st > 0 ? lo > hi : lo < hi; /* an empty block */        \
+            o->lo = (uint64_t)lo, o->hi = (uint64_t)hi;                        \
+            o->stride = stride, o->last = last;                                \
+            return;                                                            \
+        }                                                                      \
+        if (HCRT_UNLIKELY(static_once_live) &&                                 \
+            (lv = omp_get_level()) < FAST_LEVELS)                              \
+            static_once_end(lv);                                               \
         int64_t c = chunk;                                                     \
         int32_t s = loop_schedule(sched, &c);                                  \
         __kmpc_dispatch_init_##sfx(loc, gtid, s, lb, ub, st, (ST)c);           \
@@ -157,6 +230,22 @@ static int32_t loop_schedule(int32_t sched, int64_t *chunk)
             *plower = (T)lo, *pupper = (T)hi;                                  \
             if (pstride)                                                       \
                 *pstride = (ST)st;                                             \
+            return 1;                                                          \
+        }                                                                      \
+        static_once_t *o = static_once_here();                                 \
+        if (o) {                                                               \
+            if (o->given) {                                                    \
+                o->active = 0;                                                 \
+                static_once_live--;                                            \
+                __kmpc_for_static_fini(loc, gtid);                             \
+                return 0;                                                      \
+            }                                                                  \
+            o->given = 1;                                                      \
+            *plower = (T)o->lo, *pupper = (T)o->hi;                            \
+            if (plast)                                                         \
+                *plast = o->last;                                              \
+            if (pstride)                                                       \
+                *pstride = (ST)o->stride;                                      \
             return 1;                                                          \
         }                                                                      \
         return __kmpc_dispatch_next_##sfx(loc, gtid, plast, plower, pupper,    \
@@ -338,9 +427,10 @@ static void print_loops(FILE *out, void *arg)
     (void)arg;
     fprintf(out,
             "dynamic loop inits %" PRIu64 " (made monotonic %" PRIu64
-            ", schedule(runtime) resolved %" PRIu64 ")\n",
+            ", schedule(runtime) resolved %" PRIu64
+            ", without a schedule clause %" PRIu64 ")\n",
             counters.dispatch_inits, counters.made_monotonic,
-            counters.runtime_resolved);
+            counters.runtime_resolved, counters.default_loops);
     fprintf(out,
             "schedule hints: hetprobe %" PRIu64 ", hetprobe_i %" PRIu64 "\n",
             counters.hints[1], counters.hints[2]);
