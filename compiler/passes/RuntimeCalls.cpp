@@ -5,6 +5,8 @@
 #include "Common.h"
 
 #include "llvm/ADT/StringSet.h"
+#include "llvm/IR/Constants.h"
+#include "llvm/IR/GlobalVariable.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
 #include "llvm/IR/Module.h"
@@ -271,10 +273,67 @@ void warnLeftovers(Module &M) {
       }
 }
 
+// The C string a constant ident's psource points to, or "".
+StringRef psourceOf(const ConstantStruct *CS) {
+  auto *SG = dyn_cast<GlobalVariable>(CS->getOperand(4)->stripPointerCasts());
+  if (!SG || !SG->hasInitializer())
+    return "";
+  auto *CDA = dyn_cast<ConstantDataArray>(SG->getInitializer());
+  return CDA && CDA->isCString() ? CDA->getAsCString() : "";
+}
+
+// Without -g clang gives every worksharing loop of a module one ident
+// (psource ";unknown;unknown;0;0;;"), but libhcrt keys a dynamic loop's
+// state by its ident (HetProbe's probe cache, the HCRT_STATS rows): each
+// dynamic loop init gets an ident of its own, whose psource names the
+// file, the function and the loop's ordinal in it (as the column).
+bool distinctLoopIdents(Module &M) {
+  bool Changed = false;
+  for (Function &F : M) {
+    unsigned K = 0;
+    for (Instruction &I : instructions(F)) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      if (!CB || !calleeName(*CB).starts_with("__hcrt_dispatch_init_") ||
+          CB->arg_size() == 0)
+        continue;
+      ++K;
+      auto *GV =
+          dyn_cast<GlobalVariable>(CB->getArgOperand(0)->stripPointerCasts());
+      if (!GV || !GV->hasInitializer() || !GV->isConstant())
+        continue;
+      auto *CS = dyn_cast<ConstantStruct>(GV->getInitializer());
+      if (!CS || CS->getNumOperands() != 5 ||
+          !psourceOf(CS).contains(";unknown;"))
+        continue;
+      std::string Where = (";" + M.getSourceFileName() + ";" + F.getName() +
+                           ";0;" + Twine(K) + ";;")
+                              .str();
+      auto *Str = new GlobalVariable(
+          M, ArrayType::get(Type::getInt8Ty(M.getContext()), Where.size() + 1),
+          true, GlobalValue::PrivateLinkage,
+          ConstantDataArray::getString(M.getContext(), Where),
+          ".hcc.loop.psource");
+      Str->setUnnamedAddr(GlobalValue::UnnamedAddr::Global);
+      SmallVector<Constant *, 5> Ops;
+      for (unsigned J = 0; J < 4; ++J)
+        Ops.push_back(CS->getOperand(J));
+      Ops.push_back(Str);
+      auto *NGV = new GlobalVariable(
+          M, CS->getType(), true, GlobalValue::PrivateLinkage,
+          ConstantStruct::get(CS->getType(), Ops), ".hcc.loop.ident");
+      NGV->setAlignment(GV->getAlign());
+      CB->setArgOperand(0, NGV);
+      Changed = true;
+    }
+  }
+  return Changed;
+}
+
 } // namespace
 
 bool lowerRuntimeCalls(Module &M) {
   bool Changed = renameCalls(M, headOnlyFunctions(M));
+  Changed |= distinctLoopIdents(M);
   warnLeftovers(M);
   return Changed;
 }
