@@ -222,6 +222,7 @@ void hcrt__dsm_futex_wake(_Atomic uint32_t *w);
 /* Resolves a fault on page `idx`; returns 0 on success, -1 if invalid. */
 int hcrt__dsm_resolve(size_t idx, int is_write);
 void hcrt__dsm_pages_init(void);
+void hcrt__dsm_readahead_drain(void);
 void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m);
 uint64_t hcrt__dsm_home_serve(size_t idx, int requester, int claim);
 void hcrt__dsm_serve_diff(int src, dsm_msg_t *m, size_t len);

@@ -180,6 +180,9 @@ void hcrt__dsm_fini(void)
     if (!dsm.ready)
         return;
     hcrt__dsm_flush();
+    /* No request of this rank may be answered after the barrier: the
+     * ranks stop receiving once every one has passed it. */
+    hcrt__dsm_readahead_drain();
     hcrt__dsm_cluster_barrier(); /* nobody needs my pages any more */
     hcrt__dsm_service_stop();
     hcrt__dsm_fault_uninstall();

@@ -189,6 +189,17 @@ void hcrt__dsm_pages_init(void)
     atomic_store(&seq_window, 1);
 }
 
+/* Waits for this rank's read-ahead fetches in flight. Nobody waits for
+ * them otherwise; at shutdown a reply still on its way would find the
+ * requester's service thread gone, and the home's service thread would
+ * wait forever for its page data to be received (a rendezvous send). */
+void hcrt__dsm_readahead_drain(void)
+{
+    for (int i = 0; i < RA_SLOTS; i++)
+        if (atomic_load(&ra[i].op.done) != 1)
+            hcrt__dsm_wait(&ra[i].op);
+}
+
 /* A direct fetch registered in the home's directory itself, so a "no
  * longer exempt" notice may have been handled before the flags below were
  * set: look at the writers again now (pairs with add_writer's order). */
