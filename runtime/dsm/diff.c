@@ -187,15 +187,23 @@ static void outbox_add(outbox_t *ob, size_t idx)
         outbox_send(ob, home);
 }
 
-static vec_t collect(uint8_t want, uint8_t skip_flags, int uncache)
+/* Takes the cached copies in state `want` to PG_BUSY (and, if `uncache`,
+ * out of the cached list). With `busy`, pages another thread holds
+ * PG_BUSY right now go there: an upgrade or a write fetch makes its page
+ * writable just before it turns PG_RW, and a thread of this rank may have
+ * written it in between. */
+static vec_t collect(uint8_t want, uint8_t skip_flags, int uncache, vec_t *busy)
 {
     vec_t s = {0};
     pthread_mutex_lock(&dsm.cache_lock);
     size_t w = 0;
     for (size_t i = 0; i < dsm.ncached; i++) {
         uint32_t idx = dsm.cached[i];
-        int take = atomic_load(&dsm.pages[idx].state) == want &&
-                   !(atomic_load(&dsm.pages[idx].flags) & skip_flags);
+        uint8_t now = atomic_load(&dsm.pages[idx].state);
+        if (busy && now == PG_BUSY)
+            vec_push(busy, idx);
+        int take =
+            now == want && !(atomic_load(&dsm.pages[idx].flags) & skip_flags);
         uint8_t st = want;
         if (take && atomic_compare_exchange_strong(&dsm.pages[idx].state, &st,
                                                    PG_BUSY)) {
@@ -243,23 +251,54 @@ static void diffs_wait(outbox_t *ob)
     free(ob->len);
 }
 
-hcrt_status_t hcrt__dsm_flush(void)
+/* Write-protects the PG_BUSY dirty pages `s`, sends their diffs home,
+ * turns them PG_RO and waits until every home applied them. */
+static void flush_pages(vec_t *s)
 {
-    pthread_mutex_lock(&dsm.flush_lock);
-    vec_t s = collect(PG_RW, 0, 0);
-    if (s.n == 0) {
-        pthread_mutex_unlock(&dsm.flush_lock);
-        return HCRT_OK;
-    }
-    for_runs(&s, PROT_READ);
-    outbox_t ob = diffs_send(&s, "release");
-    for_runs(&s, -1);
-    for (size_t i = 0; i < s.n; i++)
-        atomic_store(&dsm.pages[s.v[i]].state, PG_RO);
+    for_runs(s, PROT_READ);
+    outbox_t ob = diffs_send(s, "release");
+    for_runs(s, -1);
+    for (size_t i = 0; i < s->n; i++)
+        atomic_store(&dsm.pages[s->v[i]].state, PG_RO);
     hcrt__dsm_page_settled();
     diffs_wait(&ob);
-    free(s.v);
+}
+
+/* A page that was PG_BUSY at the flush's scan: once it settles, flush it
+ * if it turned PG_RW. Without this a release could miss a write another
+ * thread's upgrade let through just before marking the page PG_RW (the
+ * lost lock-protected updates of rt-dsm_mt_contend). */
+static void flush_when_settled(uint32_t idx)
+{
+    for (;;) {
+        uint8_t st = atomic_load(&dsm.pages[idx].state);
+        if (st == PG_BUSY) {
+            hcrt__dsm_wait_page(idx);
+            continue;
+        }
+        if (st != PG_RW)
+            return;
+        if (!atomic_compare_exchange_strong(&dsm.pages[idx].state, &st,
+                                            PG_BUSY))
+            continue;
+        vec_t one = {&idx, 1, 1};
+        flush_pages(&one);
+        return;
+    }
+}
+
+hcrt_status_t hcrt__dsm_flush(void)
+{
+    vec_t busy = {0};
+    pthread_mutex_lock(&dsm.flush_lock);
+    vec_t s = collect(PG_RW, 0, 0, &busy);
+    if (s.n)
+        flush_pages(&s);
+    for (size_t i = 0; i < busy.n; i++)
+        flush_when_settled(busy.v[i]);
     pthread_mutex_unlock(&dsm.flush_lock);
+    free(s.v);
+    free(busy.v);
     return HCRT_OK;
 }
 
@@ -454,7 +493,7 @@ static void collect_live(vec_t *s)
 
 void hcrt__dsm_compact(void)
 {
-    vec_t s = collect(PG_RO, 0, 1);
+    vec_t s = collect(PG_RO, 0, 1, NULL);
     collect_live(&s);
     qsort(s.v, s.n, sizeof *s.v, cmp_u32);
     for (size_t i = 0; i < s.n;) {
