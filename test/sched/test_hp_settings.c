@@ -29,7 +29,7 @@ static void test_defaults(void)
     CHECK(s.cache.alpha == 0.5 && s.cache.stable_runs == 3 &&
               s.cache.drift == 0.25 && s.cache.refresh_runs == 0,
           "cache params");
-    CHECK(s.default_sched == HCRT_HP_DEFAULT_STATIC, "default %d",
+    CHECK(s.default_sched == HCRT_HP_DEFAULT_HETPROBE, "default %d",
           (int)s.default_sched);
     CHECK(s.csr[0] == 1 && s.csr[1] == 1, "csr");
     /* HOME points at an empty directory (ctest ENVIRONMENT). */

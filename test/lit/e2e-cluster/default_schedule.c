@@ -2,7 +2,7 @@
 // schedule. hcc's pragma scan marks it (clang lowers it like
 // schedule(static)), and libhcrt runs it static on one node -- the same
 // iteration-to-thread blocks as clang -fopenmp -- and with
-// HCRT_SCHED_DEFAULT across nodes. Here: the blocks
+// HCRT_SCHED_DEFAULT (hetprobe unless set) across nodes. Here: the blocks
 // on one node, then at 2 ranks a DSM-bound sum (node 1 must fetch every
 // page of the head's freshly written array) that HetProbe keeps on one
 // node, and the same loop with HCRT_SCHED_DEFAULT=static split evenly.
@@ -16,7 +16,7 @@
 // ONE: after cancel ok
 // ONE: results ok
 // ONE: without a schedule clause {{[1-9][0-9]}})
-// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=0 HCRT_SCHED_FAULT_PERIOD_US=2000 HCRT_SCHED_DEFAULT=hetprobe %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x HCRT_SCHED_FAULT_PERIOD_US -x HCRT_SCHED_DEFAULT -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
+// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=0 HCRT_SCHED_FAULT_PERIOD_US=2000 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x HCRT_SCHED_FAULT_PERIOD_US -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
 // RUN: FileCheck --check-prefix=HP %s <%t.out
 // HP: results ok
 // HP: loop ;{{.*}}default_schedule.c;sum.omp_outlined;0;1;;: 2 runs, 2 decisions (probed: cross 0, single 2;
