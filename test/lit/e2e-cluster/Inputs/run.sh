@@ -30,6 +30,10 @@ rm -rf "$work" && mkdir -p "$work" && cd "$work" || exit 2
 # top-level session directory ("mkdir ... File exists").
 TMPDIR=$(mktemp -d /tmp/hcc-mpi.XXXXXX) || exit 2
 export TMPDIR
+# lit.cfg.py points every test at one shared session base; a singleton
+# finishing there can remove it while another creates its job directory
+# ("mkdir ... No such file or directory"): this test's own, sequential runs.
+export OMPI_MCA_orte_tmpdir_base="$TMPDIR"
 trap 'rm -rf "$TMPDIR"' EXIT
 
 fail() {

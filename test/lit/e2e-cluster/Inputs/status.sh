@@ -6,6 +6,7 @@
 # shared one).
 TMPDIR=$(mktemp -d /tmp/hcc-mpi.XXXXXX) || exit 2
 export TMPDIR
+export OMPI_MCA_orte_tmpdir_base="$TMPDIR" # not lit's shared session base
 "$@" 2>&1
 rc=$?
 rm -rf "$TMPDIR"
