@@ -9,7 +9,6 @@
 #include "pragma_scan.h"
 #include "proc.h"
 
-#include <ctype.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -169,18 +168,9 @@ static int s2s_needed(const char *buf, size_t len) {
     return 1;
   /* The calls as whole identifiers: "gets" inside "targets" or
    * "omp_get_..." is no call of gets. */
-  for (size_t i = 0; i < sizeof(s2s_names) / sizeof(*s2s_names); i++) {
-    size_t n = strlen(s2s_names[i]);
-    for (const char *p = buf;
-         (p = memmem(p, len - (size_t)(p - buf), s2s_names[i], n)) != NULL;
-         p++) {
-      int before = p > buf && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
-      int after = (size_t)(p - buf) + n < len &&
-                  (isalnum((unsigned char)p[n]) || p[n] == '_');
-      if (!before && !after)
-        return 1;
-    }
-  }
+  for (size_t i = 0; i < sizeof(s2s_names) / sizeof(*s2s_names); i++)
+    if (hcc_mentions_word(buf, len, s2s_names[i]))
+      return 1;
   return 0;
 }
 

@@ -15,22 +15,27 @@ using namespace llvm;
 
 namespace hcc {
 
+StringRef identPsource(const ConstantStruct *Ident) {
+  if (!Ident || Ident->getNumOperands() != 5)
+    return "";
+  auto *SG =
+      dyn_cast<GlobalVariable>(Ident->getOperand(4)->stripPointerCasts());
+  if (!SG || !SG->hasInitializer())
+    return "";
+  auto *CDA = dyn_cast<ConstantDataArray>(SG->getInitializer());
+  return CDA && CDA->isCString() ? CDA->getAsCString() : "";
+}
+
 // psource is ";file;function;line;column;;" (libomp's ident_t layout).
 static bool parsePsource(const Value *Loc, SourceLoc &Out) {
   auto *GV = dyn_cast_or_null<GlobalVariable>(Loc->stripPointerCasts());
   if (!GV || !GV->hasInitializer())
     return false;
-  auto *CS = dyn_cast<ConstantStruct>(GV->getInitializer());
-  if (!CS || CS->getNumOperands() != 5)
-    return false;
-  auto *SG = dyn_cast<GlobalVariable>(CS->getOperand(4)->stripPointerCasts());
-  if (!SG || !SG->hasInitializer())
-    return false;
-  auto *CDA = dyn_cast<ConstantDataArray>(SG->getInitializer());
-  if (!CDA || !CDA->isCString())
+  StringRef P = identPsource(dyn_cast<ConstantStruct>(GV->getInitializer()));
+  if (P.empty())
     return false;
   SmallVector<StringRef, 6> Parts;
-  CDA->getAsCString().split(Parts, ';');
+  P.split(Parts, ';');
   if (Parts.size() < 4 || Parts[1] == "unknown")
     return false;
   Out.File = Parts[1].str();

@@ -17,6 +17,7 @@
 
 namespace llvm {
 class CallBase;
+class ConstantStruct;
 class Instruction;
 class Function;
 } // namespace llvm
@@ -30,6 +31,9 @@ struct SourceLoc {
   unsigned Line = 0;
 };
 SourceLoc sourceLocOf(const llvm::Instruction &I);
+
+/// The psource string of a constant ident_t initializer, or "".
+llvm::StringRef identPsource(const llvm::ConstantStruct *Ident);
 
 /// Prints "file:line: warning: hcc: <Msg>" (clang's format) on stderr.
 void warn(const llvm::Instruction &I, const llvm::Twine &Msg);

@@ -273,15 +273,6 @@ void warnLeftovers(Module &M) {
       }
 }
 
-// The C string a constant ident's psource points to, or "".
-StringRef psourceOf(const ConstantStruct *CS) {
-  auto *SG = dyn_cast<GlobalVariable>(CS->getOperand(4)->stripPointerCasts());
-  if (!SG || !SG->hasInitializer())
-    return "";
-  auto *CDA = dyn_cast<ConstantDataArray>(SG->getInitializer());
-  return CDA && CDA->isCString() ? CDA->getAsCString() : "";
-}
-
 // Without -g clang gives every worksharing loop of a module one ident
 // (psource ";unknown;unknown;0;0;;"), but libhcrt keys a dynamic loop's
 // state by its ident (HetProbe's probe cache, the HCRT_STATS rows): each
@@ -302,8 +293,7 @@ bool distinctLoopIdents(Module &M) {
       if (!GV || !GV->hasInitializer() || !GV->isConstant())
         continue;
       auto *CS = dyn_cast<ConstantStruct>(GV->getInitializer());
-      if (!CS || CS->getNumOperands() != 5 ||
-          !psourceOf(CS).contains(";unknown;"))
+      if (!identPsource(CS).contains(";unknown;"))
         continue;
       std::string Where = (";" + M.getSourceFileName() + ";" + F.getName() +
                            ";0;" + Twine(K) + ";;")

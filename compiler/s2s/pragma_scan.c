@@ -355,7 +355,7 @@ static int run(scanner_t *s) {
   return s->failed ? -1 : 0;
 }
 
-static int mentions_word(const char *src, size_t len, const char *w) {
+int hcc_mentions_word(const char *src, size_t len, const char *w) {
   size_t n = strlen(w);
   for (const char *p = src; (p = memchr(p, w[0], (size_t)(src + len - p))); p++)
     if ((size_t)(src + len - p) >= n && memcmp(p, w, n) == 0 &&
@@ -371,7 +371,7 @@ int hcc_scan_pragmas(const char *src, size_t len, const char *file,
 
   s.src = src, s.len = len, s.file = file;
   s.defaults = default_loops;
-  s.file_nowait = default_loops && mentions_word(src, len, "nowait");
+  s.file_nowait = default_loops && hcc_mentions_word(src, len, "nowait");
   buf_add(&s.out, "", 0);
   int rc = run(&s);
   *res =

@@ -54,6 +54,9 @@ int hcc_scan_pragmas(const char *src, size_t len, const char *file,
                      int default_loops, hcc_scan_t *res);
 void hcc_scan_free(hcc_scan_t *res);
 
+/* Whether `w` occurs in src[0, len) as a whole identifier. */
+int hcc_mentions_word(const char *src, size_t len, const char *w);
+
 #ifdef __cplusplus
 }
 #endif

@@ -264,27 +264,18 @@ static void flush_pages(vec_t *s)
     diffs_wait(&ob);
 }
 
+static uint8_t take_settled(uint32_t idx, int any_copy);
+
 /* A page that was PG_BUSY at the flush's scan: once it settles, flush it
  * if it turned PG_RW. Without this a release could miss a write another
  * thread's upgrade let through just before marking the page PG_RW (the
  * lost lock-protected updates of rt-dsm_mt_contend). */
 static void flush_when_settled(uint32_t idx)
 {
-    for (;;) {
-        uint8_t st = atomic_load(&dsm.pages[idx].state);
-        if (st == PG_BUSY) {
-            hcrt__dsm_wait_page(idx);
-            continue;
-        }
-        if (st != PG_RW)
-            return;
-        if (!atomic_compare_exchange_strong(&dsm.pages[idx].state, &st,
-                                            PG_BUSY))
-            continue;
-        vec_t one = {&idx, 1, 1};
-        flush_pages(&one);
+    if (take_settled(idx, 0) == PG_INV)
         return;
-    }
+    vec_t one = {&idx, 1, 1};
+    flush_pages(&one);
 }
 
 hcrt_status_t hcrt__dsm_flush(void)
@@ -389,10 +380,10 @@ static void drop(vec_t *s, vec_t *dirty)
     dsm_count(invalidations, s->n);
 }
 
-/* A page that was PG_BUSY at the scan: once it settles, drop whatever copy
- * it holds. A copy that turned PG_INV meanwhile is fine: its next fetch is
- * asked after this acquire, so the home already has the releases. */
-static void drop_when_settled(uint32_t idx)
+/* Waits until page `idx` is not PG_BUSY, then takes it to PG_BUSY if it is
+ * PG_RW or, with `any_copy`, any copy an acquire drops (PG_RO too; not live
+ * or exempt ones). Returns the state it took, PG_INV if none. */
+static uint8_t take_settled(uint32_t idx, int any_copy)
 {
     for (;;) {
         uint8_t st = atomic_load(&dsm.pages[idx].state);
@@ -400,16 +391,27 @@ static void drop_when_settled(uint32_t idx)
             hcrt__dsm_wait_page(idx);
             continue;
         }
-        if (st == PG_INV || (atomic_load(&dsm.pages[idx].flags) & PF_LIVE) ||
-            still_exempt(idx))
-            return;
-        if (!atomic_compare_exchange_strong(&dsm.pages[idx].state, &st,
-                                            PG_BUSY))
-            continue;
-        vec_t one = {&idx, 1, 1}, none = {0};
-        drop(&one, st == PG_RW ? &one : &none);
-        return; /* stays in the cached list (PF_CACHED): no duplicate */
+        if (any_copy ? st == PG_INV ||
+                           (atomic_load(&dsm.pages[idx].flags) & PF_LIVE) ||
+                           still_exempt(idx)
+                     : st != PG_RW)
+            return PG_INV;
+        if (atomic_compare_exchange_strong(&dsm.pages[idx].state, &st, PG_BUSY))
+            return st;
     }
+}
+
+/* A page that was PG_BUSY at the scan: once it settles, drop whatever copy
+ * it holds. A copy that turned PG_INV meanwhile is fine: its next fetch is
+ * asked after this acquire, so the home already has the releases. */
+static void drop_when_settled(uint32_t idx)
+{
+    uint8_t st = take_settled(idx, 1);
+    if (st == PG_INV)
+        return;
+    vec_t one = {&idx, 1, 1}, none = {0};
+    drop(&one, st == PG_RW ? &one : &none);
+    /* stays in the cached list (PF_CACHED): no duplicate */
 }
 
 /* Self-invalidation at an acquire. Every copy that may be stale w.r.t.

@@ -219,9 +219,7 @@ void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
     }
     if (s == KMP_SCH_RUNTIME) {
         pool = runtime_sched(&s, &chunk, hint, &pct);
-    } else if (s == KMP_SCH_AUTO ||
-               (s == KMP_SCH_DYNAMIC_CHUNKED &&
-                chunk == HCRT_SCHED_DEFAULT_CHUNK)) { /* no clause */
+    } else if (s == KMP_SCH_AUTO || hcrt__is_default_loop(sched, chunk)) {
         chunk = 0;
         pool = hcrt__cl_sched_default(&s, &pct);
     }

@@ -10,6 +10,17 @@
 #include <stdint.h>
 
 #include "hcrt/abi.h"
+#include "libhcrt/kmp_abi.h"
+
+/* A dynamic loop carrying the pragma scan's marker chunk: a worksharing loop
+ * written without a schedule clause (abi.h, HCRT_SCHED_DEFAULT_CHUNK). */
+static inline int hcrt__is_default_loop(int32_t sched, int64_t chunk)
+{
+    return __builtin_expect(chunk == HCRT_SCHED_DEFAULT_CHUNK, 0) &&
+           (sched &
+            ~(KMP_SCH_MODIFIER_MONOTONIC | KMP_SCH_MODIFIER_NONMONOTONIC)) ==
+               KMP_SCH_DYNAMIC_CHUNKED;
+}
 
 void hcrt__cl_static_init(hcrt_ident_t *loc, int32_t sched, int32_t *plast,
                           uint64_t *plo, uint64_t *phi, int64_t *pstride,

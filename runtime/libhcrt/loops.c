@@ -88,8 +88,7 @@ static int32_t loop_schedule(int32_t sched, int64_t *chunk)
     if (HCRT_UNLIKELY(pending_hint.kind != HCRT_SCHED_HINT_NONE))
         pending_hint.kind = HCRT_SCHED_HINT_NONE;
     COUNT(dispatch_inits);
-    if (HCRT_UNLIKELY(base == KMP_SCH_DYNAMIC_CHUNKED &&
-                      *chunk == HCRT_SCHED_DEFAULT_CHUNK)) {
+    if (hcrt__is_default_loop(sched, *chunk)) {
         *chunk = 0; /* a marker loop nested too deep for the fast path */
         return KMP_SCH_STATIC | KMP_SCH_MODIFIER_MONOTONIC;
     }
@@ -127,14 +126,6 @@ static inline void static_once_end(int lv)
         static_once[lv].active = 0;
         static_once_live--;
     }
-}
-
-static inline int is_default_loop(int32_t sched, int64_t chunk)
-{
-    return HCRT_UNLIKELY(chunk == HCRT_SCHED_DEFAULT_CHUNK) &&
-           (sched &
-            ~(KMP_SCH_MODIFIER_MONOTONIC | KMP_SCH_MODIFIER_NONMONOTONIC)) ==
-               KMP_SCH_DYNAMIC_CHUNKED;
 }
 
 /* The record of the marker loop this thread runs at its current level,
@@ -195,7 +186,7 @@ static inline static_once_t *static_once_here(void)
             return;                                                            \
         }                                                                      \
         int lv;                                                                \
-        if (is_default_loop(sched, chunk) &&                                   \
+        if (hcrt__is_default_loop(sched, chunk) &&                             \
             (lv = omp_get_level()) < FAST_LEVELS) {                            \
             static_once_t *o = &static_once[lv];                               \
             T lo = lb, hi = ub;                                                \
