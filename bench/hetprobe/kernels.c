@@ -10,6 +10,7 @@
  * would), so other nodes' copies are stale at every call: the DSM-bound
  * kernels move data every time. Prints "KERNEL seconds checksum"; only the
  * parallel loops are timed. SCALE multiplies the problem size (1 = quick).
+ * BENCH_CALLS=1 also prints each call's time ("call SECONDS") to stderr.
  *
  * compute-bound: ep, bs (Black-Scholes), kmeans (assignment), nbody
  * DSM-bound:     triad, stencil (rows then columns), spmv (CG-like), lu
@@ -31,6 +32,8 @@ static double secs;
         double t0_ = omp_get_wtime();
 #define TIMED_END                                                              \
     secs += omp_get_wtime() - t0_;                                             \
+    if (getenv("BENCH_CALLS"))                                                 \
+        fprintf(stderr, "call %.6f\n", omp_get_wtime() - t0_);                 \
     }
 
 static double ep(long n, int reps)

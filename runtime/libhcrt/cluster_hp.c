@@ -498,32 +498,6 @@ void hcrt__cl_hp_free(hcrt__cl_pool_t *p)
     free(h);
 }
 
-/* A probe cut short after one or two page transfers says little about the
- * fault period (elapsed / faults is then about the latency of one fetch):
- * a cross decision in which every node but one ran below PROBE_FLOOR of
- * the fastest while fetching pages is taken as what it is, the faults
- * keeping the others from contributing: single node on the fast one. */
-static void single_if_faulting(const hcrt__cl_pool_t *p,
-                               const hcrt__hetprobe_node_meas_t *m,
-                               hcrt__hetprobe_decision_t *d)
-{
-    int fast = -1, nfast = 0;
-    if (d->kind != HCRT_HP_CROSS)
-        return;
-    for (int k = 0; k < p->nn; k++) {
-        if (d->csr[k] >= PROBE_FLOOR)
-            fast = k, nfast++;
-        else if (m[k].faults == 0)
-            return; /* slow without faults: not the DSM's doing */
-    }
-    if (nfast != 1)
-        return;
-    d->kind = HCRT_HP_SINGLE;
-    d->why = HCRT_HP_WHY_FAULTS_FREQUENT;
-    d->node = fast;
-    d->tie = HCRT_HP_TIE_NONE;
-}
-
 /* The leader's part: publish, gather, decide, split the window's rest. */
 static void exchange(hcrt__cl_pool_t *p)
 {
@@ -547,7 +521,6 @@ static void exchange(hcrt__cl_pool_t *p)
     hcrt__hetprobe_decision_t *d = &h->d;
     d->nnodes = nn, d->window = win, d->meas = m;
     hcrt__hetprobe_decide(&h->prm, nn, h->thr, m, d);
-    single_if_faulting(p, m, d);
     uint64_t at = h->pos + h->probe_n, n = 0, base = 0;
     h->probed = 0;
     h->nseg = 0;

@@ -269,6 +269,9 @@ const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,
 /* ---- threshold, calibration and the CSR setting ------------------------ */
 
 #define HCRT_HP_DEFAULT_THRESHOLD_US 100.0
+/* A node that runs below this fraction of the fastest node's per-thread
+ * speed while taking faults is left out of a cross-node split. */
+#define HCRT_HP_FAULTING_FLOOR 0.02
 
 /* A calibration file (docs/hetprobe.md): '#' comments and `key = value`
  * lines; `format = hcc-calibration-1` and `fault_period_us = X` (X > 0)

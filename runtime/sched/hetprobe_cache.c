@@ -17,7 +17,7 @@ typedef struct entry {
     uint64_t key;
     int nnodes;
     double *speed; /* [nnodes] per-thread it/s, 0: never measured */
-    double *rate;  /* [nnodes] faults per us */
+    double *rate;  /* [nnodes] faults per us, < 0: never measured */
     double *cmpki; /* [nnodes] < 0: unknown */
     double *prior; /* [nnodes] scratch handed out by lookup */
     hcrt__hetprobe_decision_t
@@ -132,7 +132,7 @@ static hcrt_status_t entry_reset(entry_t *e, uint64_t key, int nnodes)
     e->cmpki = e->rate + nnodes;
     e->prior = e->cmpki + nnodes;
     for (int k = 0; k < nnodes; k++)
-        e->cmpki[k] = -1.0;
+        e->cmpki[k] = e->rate[k] = -1.0;
     return hcrt__hetprobe_decision_alloc(&e->dec, nnodes, 0);
 }
 
@@ -173,7 +173,9 @@ static double rate_of(const hcrt__hetprobe_node_meas_t *m)
 
 /* Drift: a measured speed outside the band around its average, or (probed
  * runs) a node whose fault period moved to the other side of the
- * threshold, which would change the decision. */
+ * threshold, which would change the decision. A node that ran nothing
+ * measured nothing (its probe share was empty, e.g. because the cached
+ * speed said one iteration would outlast the others' whole probe). */
 static int drifted(const hcrt__probecache_t *pc, const entry_t *e,
                    const hcrt__hetprobe_node_meas_t *m, int probed)
 {
@@ -181,7 +183,7 @@ static int drifted(const hcrt__probecache_t *pc, const entry_t *e,
     for (int k = 0; k < e->nnodes; k++) {
         if (m[k].iters > 0 && outside(e->speed[k], m[k].speed, pc->p.drift))
             return 1;
-        if (probed && e->has_rates &&
+        if (probed && e->rate[k] >= 0.0 && m[k].iters > 0 &&
             (rate_of(&m[k]) > thr_rate) != (e->rate[k] > thr_rate))
             return 1;
     }
@@ -207,9 +209,9 @@ hcrt_status_t hcrt__probecache_update(hcrt__probecache_t *pc, uint64_t loop,
         if (m[k].iters > 0 && m[k].speed > 0.0 && isfinite(m[k].speed))
             e->speed[k] = e->speed[k] > 0.0 ? ewma(e->speed[k], m[k].speed, a)
                                             : m[k].speed;
-        if (probed)
-            e->rate[k] = e->has_rates ? ewma(e->rate[k], rate_of(&m[k]), a)
-                                      : rate_of(&m[k]);
+        if (probed && m[k].iters > 0) /* else its fault rate stands */
+            e->rate[k] = e->rate[k] >= 0.0 ? ewma(e->rate[k], rate_of(&m[k]), a)
+                                           : rate_of(&m[k]);
         if (m[k].cmpki >= 0.0)
             e->cmpki[k] = e->cmpki[k] >= 0.0 ? ewma(e->cmpki[k], m[k].cmpki, a)
                                              : m[k].cmpki;

@@ -181,6 +181,22 @@ static void pick_single(const hcrt__hetprobe_params_t *p, int nnodes,
         d->tie = HCRT_HP_TIE_NODE_ID;
 }
 
+/* Eligible for a cross-node split: faults rare enough to amortise and a
+ * measured speed, unless the node ran below HCRT_HP_FAULTING_FLOOR of the
+ * fastest while taking faults. A probe cut short after a page transfer or
+ * two (one iteration of a loop whose rows are thousands of pages away)
+ * says little about the fault period, which is then about one fetch's
+ * latency and may land either side of the threshold; what it does say is
+ * that the faults keep the node from contributing. A node as slow without
+ * faults is slow for another reason and keeps its (small) share. */
+static int eligible(const hcrt__hetprobe_params_t *p,
+                    const hcrt__hetprobe_node_meas_t *m, double fastest)
+{
+    double s = usable_speed(m);
+    return period_of(m) >= p->threshold_us && s > 0.0 &&
+           !(m->faults > 0 && s < HCRT_HP_FAULTING_FLOOR * fastest);
+}
+
 void hcrt__hetprobe_decide(const hcrt__hetprobe_params_t *p, int nnodes,
                            const int *threads,
                            const hcrt__hetprobe_node_meas_t *m,
@@ -192,7 +208,10 @@ void hcrt__hetprobe_decide(const hcrt__hetprobe_params_t *p, int nnodes,
         double s = usable_speed(&m[k]), per = period_of(&m[k]);
         fastest = s > fastest ? s : fastest;
         minp = per < minp ? per : minp;
-        if (per >= p->threshold_us && s > 0.0) {
+    }
+    for (int k = 0; k < nnodes; k++) {
+        double s = usable_speed(&m[k]);
+        if (eligible(p, &m[k], fastest)) {
             nelig++;
             fastest_elig = s > fastest_elig ? s : fastest_elig;
         }
@@ -205,11 +224,10 @@ void hcrt__hetprobe_decide(const hcrt__hetprobe_params_t *p, int nnodes,
         d->kind = HCRT_HP_CROSS;
         d->why = nelig == nnodes ? HCRT_HP_WHY_FAULTS_RARE
                                  : HCRT_HP_WHY_FAULTS_SUBSET;
-        for (int k = 0; k < nnodes; k++) {
-            double s = usable_speed(&m[k]);
-            int ok = period_of(&m[k]) >= p->threshold_us && s > 0.0;
-            d->csr[k] = ok ? s / fastest_elig : 0.0;
-        }
+        for (int k = 0; k < nnodes; k++)
+            d->csr[k] = eligible(p, &m[k], fastest)
+                            ? usable_speed(&m[k]) / fastest_elig
+                            : 0.0;
         return;
     }
     d->kind = HCRT_HP_SINGLE;

@@ -473,6 +473,41 @@ static void test_subset(void)
     sim_fini(&s);
 }
 
+/* A node crawling while it takes faults (one iteration of a loop whose
+ * rows are thousands of pages away) is left out of a cross-node split
+ * whatever its fault period, which a probe cut short measures badly; a
+ * node as slow without faults keeps its small share. */
+static void test_crawl(void)
+{
+    hcrt__hetprobe_decision_t d;
+    REQUIRE(hcrt__hetprobe_decision_alloc(&d, 3, 0) == HCRT_OK, "alloc");
+    hcrt__hetprobe_params_t p = params(HCRT_HP_MODE_HETPROBE);
+    int thr[3] = {1, 1, 1};
+    hcrt__hetprobe_node_meas_t m[3] = {
+        {.speed = 1e5, .iters = 400, .faults = 0, .cmpki = -1},
+        {.speed = 250, .iters = 1, .faults = 15, .period_us = 270.0,
+         .cmpki = -1},
+        {.speed = 1e5, .iters = 400, .faults = 0, .cmpki = -1}};
+    hcrt__hetprobe_decide(&p, 2, thr, m, &d); /* periods all >= 100 us */
+    CHECK(d.kind == HCRT_HP_SINGLE && d.node == 0 &&
+              d.why == HCRT_HP_WHY_FAULTS_FREQUENT,
+          "2 nodes: kind %d node %d why %d", d.kind, d.node, d.why);
+    hcrt__hetprobe_decide(&p, 3, thr, m, &d); /* the other two share */
+    CHECK(d.kind == HCRT_HP_CROSS && d.why == HCRT_HP_WHY_FAULTS_SUBSET &&
+              d.csr[1] == 0.0 && d.csr[0] == 1.0 && d.csr[2] == 1.0,
+          "3 nodes: kind %d why %d csr %.3f:%.3f:%.3f", d.kind, d.why,
+          d.csr[0], d.csr[1], d.csr[2]);
+    m[1].faults = 0; /* slow without faults: not the DSM's doing */
+    hcrt__hetprobe_decide(&p, 2, thr, m, &d);
+    CHECK(d.kind == HCRT_HP_CROSS && d.csr[1] > 0.0,
+          "no faults: kind %d csr %.4f", d.kind, d.csr[1]);
+    m[1].faults = 15;
+    m[1].speed = 3e3; /* 3 % of the fastest: still worth its share */
+    hcrt__hetprobe_decide(&p, 2, thr, m, &d);
+    CHECK(d.kind == HCRT_HP_CROSS, "3%%: kind %d", d.kind);
+    hcrt__hetprobe_decision_free(&d);
+}
+
 /* Too few iterations for every thread to get min_probe_iters twice over:
  * no probe, a static split by the prior CSR, identical for equal trips. */
 static void test_small(void)
@@ -732,6 +767,7 @@ int main(int argc, char **argv)
         {"coverage", test_coverage},   {"values", test_values},
         {"cross", test_cross},         {"single", test_single},
         {"ties", test_ties},           {"subset", test_subset},
+        {"crawl", test_crawl},
         {"small", test_small},         {"reprobe", test_reprobe},
         {"regular", test_regular},     {"jumps", test_jumps},
         {"bad_input", test_bad_input}, {NULL, NULL}};

@@ -267,6 +267,38 @@ static void test_single_reuse(void)
     hcrt__probecache_destroy(pc);
 }
 
+/* A node that probed nothing (its cached speed said one iteration would
+ * outlast the others' whole probe) measured no faults: its fault rate
+ * stands, so the cached decision stays single node instead of drifting
+ * to "faults rare" with a near-zero share. */
+static void test_unprobed(void)
+{
+    hcrt__probecache_t *pc = cache(3, 0);
+    hcrt__hetprobe_node_meas_t m[2];
+    int thr[2] = {1, 1};
+    meas2(m, 1e5, 300, 60.0); /* node 1 crawls and faults every 60 us */
+    REQUIRE(hcrt__probecache_update(pc, 9, 2, m, 1) == HCRT_OK, "update");
+    for (int run = 0; run < 4; run++) {
+        meas2(m, 1e5, 0, 0);
+        m[1].iters = 0; /* probed nothing */
+        hcrt__probecache_update(pc, 9, 2, m, 1);
+    }
+    hcrt__probecache_info_t info;
+    hcrt__probecache_info(pc, 9, &info);
+    CHECK(fabs(info.period_us - 60.0) < 1e-9 && info.drifts == 0 &&
+              info.stable,
+          "period %.3f drifts %llu stable %d", info.period_us,
+          (unsigned long long)info.drifts, info.stable);
+    const hcrt__hetprobe_decision_t *d;
+    const double *prior;
+    REQUIRE(hcrt__probecache_lookup(pc, 9, 2, thr, &d, &prior) == HCRT_OK &&
+                d != NULL,
+            "no cached decision");
+    CHECK(d->kind == HCRT_HP_SINGLE && d->node == 0, "kind %d node %d",
+          d->kind, d->node);
+    hcrt__probecache_destroy(pc);
+}
+
 int main(int argc, char **argv)
 {
     static const test_case_t tests[] = {{"ewma", test_ewma},
@@ -276,6 +308,7 @@ int main(int argc, char **argv)
                                         {"many", test_many},
                                         {"loop", test_loop},
                                         {"single_reuse", test_single_reuse},
+                                        {"unprobed", test_unprobed},
                                         {NULL, NULL}};
     return run_tests(tests, argc, argv);
 }
