@@ -20,6 +20,10 @@
 # (HCRT_NODE_THREADS=2,1, unpinned). The DSM runs over messages
 # (HCRT_DSM_SHM=0) so the ranks behave like separate hosts; set
 # BENCH_SHM=1 to keep the same-host shared-memory path.
+# The fault-period threshold is calibrated first, as issue #5 asks, by
+# build/bin/hcrt-calibrate at 2 ranks under the same DSM settings (about
+# 10 s; DIR/calibration), unless HCRT_SCHED_CALIBRATION or
+# HCRT_SCHED_FAULT_PERIOD_US is set (then that is used).
 # Writes DIR/results.tsv (setup kernel config seconds), then
 # summarize.py prints the markdown table and writes DIR/hetprobe.svg.
 # A full run (scale 4, 4 calls, 9-point sweep, 3 setups: 405 runs) takes
@@ -53,6 +57,16 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 mkdir -p "$out/lib" && cp -L "$build/lib/libhcrt.so.0" "$out/lib/" || exit 1
 export LD_LIBRARY_PATH=$out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
 ncores=$(nproc)
+if [ -z "${HCRT_SCHED_CALIBRATION:-}" ] && [ -z "${HCRT_SCHED_FAULT_PERIOD_US:-}" ]; then
+    HCRT_DSM_SHM=${BENCH_SHM:-0} timeout -k 5 600 mpirun --oversubscribe \
+        --bind-to none -x HCRT_DSM_SHM -np 2 "$build/bin/hcrt-calibrate" \
+        --out "$out/calibration" >"$out/calibration.log" 2>&1 || {
+        echo "run.sh: hcrt-calibrate failed, see $out/calibration.log" >&2
+        exit 1
+    }
+    export HCRT_SCHED_CALIBRATION=$out/calibration
+fi
+echo "# threshold: ${HCRT_SCHED_FAULT_PERIOD_US:+$HCRT_SCHED_FAULT_PERIOD_US us (HCRT_SCHED_FAULT_PERIOD_US)}${HCRT_SCHED_CALIBRATION:+$(grep -h '^fault_period_us' "$HCRT_SCHED_CALIBRATION") from $HCRT_SCHED_CALIBRATION}"
 # Pins each rank to one core (rank % ncores) unless the setup says not to.
 cat >"$out/pin.sh" <<'EOF'
 #!/usr/bin/env bash
@@ -77,7 +91,9 @@ run() {
         HCRT_SCHED_CSR= HCRT_NODE_THREADS= BENCH_PIN=1 "$@" \
         timeout -k 5 600 mpirun --oversubscribe --bind-to none \
         -x HCRT_CLUSTER -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x OMP_SCHEDULE \
-        -x HCRT_SCHED_CSR -x HCRT_NODE_THREADS -x BENCH_PIN -x LD_LIBRARY_PATH -np 2 \
+        -x HCRT_SCHED_CSR -x HCRT_NODE_THREADS -x BENCH_PIN -x LD_LIBRARY_PATH \
+        ${HCRT_SCHED_CALIBRATION:+-x HCRT_SCHED_CALIBRATION} \
+        ${HCRT_SCHED_FAULT_PERIOD_US:+-x HCRT_SCHED_FAULT_PERIOD_US} -np 2 \
         "$out/pin.sh" "$out/kernels" "$kernel" "$scale" "$reps" 2>>"$out/errors.log")
     local t
     t=$(echo "$line" | awk -v k="$kernel" '$1 == k { print $2 }')

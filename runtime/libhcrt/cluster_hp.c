@@ -28,9 +28,12 @@
 
 enum { PH_PROBE, PH_RUN, PH_DONE };
 
-/* Smallest weight of a node in a probe slice: a node left out (or found
- * 50x slower, e.g. one that must fetch the data) is still measured, on a
- * slice small enough that its slowness costs little. */
+/* Weight in a probe slice of a node without an estimate (left out by the
+ * last decision, or never measured): it is measured again, on a slice
+ * small enough that its slowness costs little. A node with a measured
+ * speed gets a slice in proportion to it however small, so that it takes
+ * as long as the others' (a floor at this value gave spmv's slow node 120
+ * times too many iterations: the fast node waited 8 ms of a 65 ms call). */
 #define PROBE_FLOOR 0.02
 
 /* A node's probe share is handed out in up to PROBE_ROUNDS rounds of one
@@ -54,6 +57,7 @@ struct hcrt__cl_hp {
     uint64_t loop_id;
     int *thr;
     double *weight; /* current CSR estimate (probe sizing, final split) */
+    uint8_t *rests; /* node sits out the first window's probe (the cache) */
     int single;     /* last decision: single node (-1: none) */
     int win, maxwin, phase, exchanging;
     uint64_t pos, wlen, run_end, probe_n, max_c;
@@ -334,7 +338,9 @@ static void start_window(hcrt__cl_pool_t *p, uint64_t pos)
     P = P > rem / 2 ? rem / 2 : P;
     double pw[p->nn];
     for (int k = 0; k < p->nn; k++)
-        pw[k] = h->weight[k] > PROBE_FLOOR ? h->weight[k] : PROBE_FLOOR;
+        pw[k] = h->win == 0 && h->rests[k] ? 0.0
+                : h->weight[k] > 0         ? h->weight[k]
+                                           : PROBE_FLOOR;
     /* Time bound on the slices: a node whose estimate says one iteration
      * takes longer than the fastest node's whole probe share (per thread),
      * e.g. one that must fetch a large row, probes nothing this time (its
@@ -377,6 +383,7 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
 
     if (!h || !(h->thr = calloc((size_t)nn, sizeof(int))) ||
         !(h->weight = calloc((size_t)nn, sizeof(double))) ||
+        !(h->rests = calloc((size_t)nn, 1)) ||
         !(h->d.csr = calloc((size_t)nn, sizeof(double))) ||
         !(h->d.share = calloc((size_t)nn, sizeof(uint64_t))) ||
         !(h->pstart = calloc((size_t)nn + 1, sizeof(uint64_t))) ||
@@ -454,6 +461,9 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
     if (prior)
         for (int k = 0; k < nn; k++)
             h->weight[k] = prior[k] > 0 ? prior[k] : PROBE_FLOOR;
+    for (int k = 0; k < nn; k++)
+        h->rests[k] = (uint8_t)hcrt__probecache_rests(hcrt__cl_sched.cache,
+                                                      h->loop_id, nn, k);
     if (p->kind != HCRT_CLP_HETPROBE)
         reuse = NULL;
     if (reuse) {
@@ -493,7 +503,8 @@ void hcrt__cl_hp_free(hcrt__cl_pool_t *p)
     hcrt__cl_hp_t *h = p->hp;
     if (!h)
         return;
-    free(h->thr), free(h->weight), free(h->d.csr), free(h->d.share);
+    free(h->thr), free(h->weight), free(h->rests), free(h->d.csr);
+    free(h->d.share);
     free(h->pstart), free(h->sg_lo), free(h->sg_v);
     free(h);
 }

@@ -246,6 +246,16 @@ hcrt_status_t hcrt__probecache_lookup(hcrt__probecache_t *pc, uint64_t loop,
                                       int nnodes, const int *threads,
                                       const hcrt__hetprobe_decision_t **reuse,
                                       const double **prior);
+/* Whether `node` sits out this run's probe of `loop`: a node that crawled
+ * while it faulted (below HCRT_HP_FAULTING_FLOOR of the fastest, so the
+ * decision leaves it out whatever it measures) in c probed runs in a row
+ * is probed again only after 2^c - 1 runs without it (c capped at
+ * HCRT_HP_REST_MAX_LOG2: every 64th run), in case it has sped up, e.g.
+ * by keeping read-only copies. Its probe costs at least one iteration's
+ * page transfers, paid by every call otherwise. */
+int hcrt__probecache_rests(const hcrt__probecache_t *pc, uint64_t loop,
+                           int nnodes, int node);
+#define HCRT_HP_REST_MAX_LOG2 6
 /* Folds one run's observation (hcrt__hetprobe_observation) into the
  * loop's EWMA; a value outside the drift band resets its stability. */
 hcrt_status_t hcrt__probecache_update(hcrt__probecache_t *pc, uint64_t loop,

@@ -20,6 +20,9 @@ typedef struct entry {
     double *rate;  /* [nnodes] faults per us, < 0: never measured */
     double *cmpki; /* [nnodes] < 0: unknown */
     double *prior; /* [nnodes] scratch handed out by lookup */
+    /* [nnodes] probed runs in a row in which the node crawled while it
+     * faulted, and runs since it last measured anything */
+    uint32_t *crawl, *idle;
     hcrt__hetprobe_decision_t
         dec; /* the cached decision handed out by lookup */
     uint64_t runs, probes, drifts, since_probe;
@@ -69,6 +72,7 @@ static void entry_free(entry_t *e)
     if (e == NULL)
         return;
     free(e->speed); /* one block for the four arrays */
+    free(e->crawl); /* and one for the two counts */
     hcrt__hetprobe_decision_free(&e->dec);
     free(e);
 }
@@ -121,13 +125,16 @@ static hcrt_status_t grow(hcrt__probecache_t *pc)
 static hcrt_status_t entry_reset(entry_t *e, uint64_t key, int nnodes)
 {
     free(e->speed);
+    free(e->crawl);
     hcrt__hetprobe_decision_free(&e->dec);
     memset(e, 0, sizeof(*e));
     e->key = key;
     e->nnodes = nnodes;
     e->speed = calloc(4 * (size_t)nnodes, sizeof(double));
-    if (e->speed == NULL)
+    e->crawl = calloc(2 * (size_t)nnodes, sizeof(uint32_t));
+    if (e->speed == NULL || e->crawl == NULL)
         return HCRT_ERR_NOMEM;
+    e->idle = e->crawl + nnodes;
     e->rate = e->speed + nnodes;
     e->cmpki = e->rate + nnodes;
     e->prior = e->cmpki + nnodes;
@@ -179,9 +186,20 @@ static double rate_of(const hcrt__hetprobe_node_meas_t *m)
 static int drifted(const hcrt__probecache_t *pc, const entry_t *e,
                    const hcrt__hetprobe_node_meas_t *m, int probed)
 {
-    double thr_rate = 1.0 / pc->hp.threshold_us;
+    double thr_rate = 1.0 / pc->hp.threshold_us, old_max = 0, new_max = 0;
     for (int k = 0; k < e->nnodes; k++) {
-        if (m[k].iters > 0 && outside(e->speed[k], m[k].speed, pc->p.drift))
+        old_max = e->speed[k] > old_max ? e->speed[k] : old_max;
+        if (m[k].iters > 0 && m[k].speed > new_max)
+            new_max = m[k].speed;
+    }
+    for (int k = 0; k < e->nnodes; k++) {
+        /* A node crawling (below the floor of the decision rule) before
+         * and now contributes nothing either way: the noise of its tiny
+         * probe slices is not drift. */
+        int crawl = e->speed[k] < HCRT_HP_FAULTING_FLOOR * old_max &&
+                    m[k].speed < HCRT_HP_FAULTING_FLOOR * new_max;
+        if (m[k].iters > 0 && !crawl &&
+            outside(e->speed[k], m[k].speed, pc->p.drift))
             return 1;
         if (probed && e->rate[k] >= 0.0 && m[k].iters > 0 &&
             (rate_of(&m[k]) > thr_rate) != (e->rate[k] > thr_rate))
@@ -215,6 +233,20 @@ hcrt_status_t hcrt__probecache_update(hcrt__probecache_t *pc, uint64_t loop,
         if (m[k].cmpki >= 0.0)
             e->cmpki[k] = e->cmpki[k] >= 0.0 ? ewma(e->cmpki[k], m[k].cmpki, a)
                                              : m[k].cmpki;
+    }
+    double fastest = 0.0;
+    for (int k = 0; k < nnodes; k++)
+        if (m[k].iters > 0 && m[k].speed > fastest)
+            fastest = m[k].speed;
+    for (int k = 0; k < nnodes && probed; k++) {
+        if (m[k].iters == 0) {
+            e->idle[k]++;
+            continue;
+        }
+        int crawl =
+            m[k].faults > 0 && m[k].speed < HCRT_HP_FAULTING_FLOOR * fastest;
+        e->crawl[k] = crawl ? e->crawl[k] + 1 : 0;
+        e->idle[k] = 0;
     }
     e->has_rates |= probed;
     e->runs++;
@@ -278,6 +310,18 @@ hcrt_status_t hcrt__probecache_lookup(hcrt__probecache_t *pc, uint64_t loop,
     if (rc == HCRT_OK)
         *reuse = &e->dec;
     return rc;
+}
+
+int hcrt__probecache_rests(const hcrt__probecache_t *pc, uint64_t loop,
+                           int nnodes, int node)
+{
+    const entry_t *e = pc ? *find(pc, loop) : NULL;
+    if (e == NULL || e->nnodes != nnodes || node < 0 || node >= nnodes ||
+        e->crawl[node] == 0)
+        return 0;
+    uint32_t c = e->crawl[node] < HCRT_HP_REST_MAX_LOG2 ? e->crawl[node]
+                                                        : HCRT_HP_REST_MAX_LOG2;
+    return e->idle[node] + 1 < (UINT32_C(1) << c);
 }
 
 hcrt_status_t hcrt__probecache_info(const hcrt__probecache_t *pc, uint64_t loop,

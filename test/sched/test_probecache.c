@@ -299,6 +299,48 @@ static void test_unprobed(void)
     hcrt__probecache_destroy(pc);
 }
 
+/* A node crawling while it faults sits out the probe with a doubling
+ * rest: measured at runs 1, 3, 7, 15, ...; as soon as a probe finds it
+ * contributing it is probed every run again. Slow without faults, or the
+ * fastest node, never rests. */
+static void test_rest(void)
+{
+    hcrt__probecache_t *pc = cache(1000, 0); /* never stable: probe each run */
+    hcrt__hetprobe_node_meas_t m[2];
+    char got[40] = {0}, want[] = "P.P...P.......P.....";
+    for (int run = 0; run < 20; run++) {
+        CHECK(!hcrt__probecache_rests(pc, 3, 2, 0), "node 0 rests");
+        int rests = hcrt__probecache_rests(pc, 3, 2, 1);
+        got[run] = rests ? '.' : 'P';
+        meas2(m, 1e6, 300, 50.0);
+        if (rests)
+            m[1].iters = 0, m[1].speed = 0, m[1].faults = 0;
+        hcrt__probecache_update(pc, 3, 2, m, 1);
+    }
+    CHECK(strcmp(got, want) == 0, "probes %s, want %s", got, want);
+    int more = 0;
+    while (hcrt__probecache_rests(pc, 3, 2, 1) && more < 100) {
+        meas2(m, 1e6, 0, 50.0);
+        m[1].iters = 0, m[1].faults = 0;
+        hcrt__probecache_update(pc, 3, 2, m, 1);
+        more++;
+    }
+    CHECK(more == 10, "probed again after %d more runs, want 10 (run 31)",
+          more);
+    meas2(m, 1e6, 9e5, 50.0); /* it contributes now */
+    hcrt__probecache_update(pc, 3, 2, m, 1);
+    CHECK(!hcrt__probecache_rests(pc, 3, 2, 1), "rests after contributing");
+    for (int run = 0; run < 3; run++) { /* slow, no faults: not the DSM */
+        meas2(m, 1e6, 300, 0);
+        hcrt__probecache_update(pc, 4, 2, m, 1);
+        CHECK(!hcrt__probecache_rests(pc, 4, 2, 1), "rests without faults");
+    }
+    CHECK(!hcrt__probecache_rests(pc, 3, 3, 1) &&
+              !hcrt__probecache_rests(pc, 99, 2, 1),
+          "rests with another node count or an unknown loop");
+    hcrt__probecache_destroy(pc);
+}
+
 int main(int argc, char **argv)
 {
     static const test_case_t tests[] = {{"ewma", test_ewma},
@@ -309,6 +351,7 @@ int main(int argc, char **argv)
                                         {"loop", test_loop},
                                         {"single_reuse", test_single_reuse},
                                         {"unprobed", test_unprobed},
+                                        {"rest", test_rest},
                                         {NULL, NULL}};
     return run_tests(tests, argc, argv);
 }
