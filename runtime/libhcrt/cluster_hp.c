@@ -70,7 +70,8 @@ struct hcrt__cl_hp {
     uint64_t *sg_lo, *sg_v;      /* segment's first iteration, its index */
     double psecs, cm_sum;        /* thread seconds, cache misses */
     int cm_n;
-    uint64_t t0; /* first probe chunk handed out */
+    uint64_t t0;    /* first probe chunk handed out */
+    double work_us; /* HetProbe-I: windows so far at their measured rates */
     hcrt_dsm_counters_t c0;
     hcrt__hetprobe_decision_t d; /* scratch decision */
 };
@@ -200,6 +201,13 @@ static loop_rec_t *rec_of(const hcrt__cl_pool_t *p)
 static void record(const hcrt__cl_pool_t *p, const hcrt__hetprobe_decision_t *d,
                    int probed, int first)
 {
+    if (hcrt__rank() == 0 && hcrt__log_on(HCRT_MOD_SCHED, HCRT_LOG_DEBUG)) {
+        char line[512];
+        hcrt__hetprobe_decision_format(d, line, sizeof(line));
+        hcrt_debug(HCRT_MOD_SCHED, "%s: window %d from %" PRIu64 ": %s",
+                   p->loc && p->loc->psource ? p->loc->psource : "loop",
+                   d->window, d->first, line);
+    }
     if (hcrt__rank() != 0 || !hcrt__stats_on)
         return;
     pthread_mutex_lock(&rec_mu);
@@ -423,15 +431,23 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
         hpi_min_window_us > 0) {
         /* no more windows than the loop's work pays for (at least one:
          * then it is HetProbe without the cache) */
-        double per_us = 0;
+        /* The last run's work, window by window at each window's measured
+         * rate: the smoothed speeds alone are those of window 0's probes,
+         * and on a loop whose cost moves (the irregular kernel's hot
+         * quarter) they said "50x cheaper" whenever a probe fell in the
+         * cold part, leaving the hot part to one or two windows. */
+        double per_us = 0, work_us;
         pthread_mutex_lock(&cache_mu);
         const double *speed =
             hcrt__probecache_speeds(hcrt__cl_sched.cache, h->loop_id);
         for (int k = 0; speed && k < nn; k++)
             per_us += speed[k] * h->thr[k] / 1e6;
+        work_us = hcrt__probecache_work(hcrt__cl_sched.cache, h->loop_id, nn);
         pthread_mutex_unlock(&cache_mu);
-        if (per_us > 0) {
-            double w = (double)p->trip / per_us / hpi_min_window_us;
+        if (work_us <= 0 && per_us > 0)
+            work_us = (double)p->trip / per_us;
+        if (work_us > 0) {
+            double w = work_us / hpi_min_window_us;
             if (w < (double)h->maxwin)
                 h->maxwin = w < 1.0 ? 1 : (int)w;
         }
@@ -575,6 +591,20 @@ static void exchange(hcrt__cl_pool_t *p)
     }
     for (int k = 0; k < nn; k++)
         d->share[k] = start[k + 1] - start[k];
+    double rate = 0; /* the cluster's iterations per µs in this window */
+    for (int k = 0; k < nn; k++)
+        rate += (m[k].iters > 0 ? m[k].speed : 0.0) * h->thr[k] / 1e6;
+    if (rate > 0) {
+        /* this window at its rate, the rest of the loop at the same rate
+         * until a later window says otherwise (also for a HetProbe-I loop
+         * that ran as HetProbe: its work may have grown) */
+        double rest = (double)(p->trip - h->run_end) / rate;
+        h->work_us += (double)(h->run_end - h->pos) / rate;
+        pthread_mutex_lock(&cache_mu);
+        hcrt__probecache_set_work(hcrt__cl_sched.cache, h->loop_id, nn,
+                                  h->work_us + rest);
+        pthread_mutex_unlock(&cache_mu);
+    }
     if (win == 0) {
         pthread_mutex_lock(&cache_mu);
         hcrt__probecache_update(hcrt__cl_sched.cache, h->loop_id, nn, m, 1);

@@ -272,6 +272,13 @@ typedef struct hcrt__probecache_info {
 
 hcrt_status_t hcrt__probecache_info(const hcrt__probecache_t *pc, uint64_t loop,
                                     hcrt__probecache_info_t *out);
+/* The last run's work in µs at the whole cluster's rate, window by window
+ * (HetProbe-I: sum of each window's iterations over the rate its probe
+ * measured), which sizes the next run's windows; 0: unknown. */
+hcrt_status_t hcrt__probecache_set_work(hcrt__probecache_t *pc, uint64_t loop,
+                                        int nnodes, double us);
+double hcrt__probecache_work(const hcrt__probecache_t *pc, uint64_t loop,
+                             int nnodes);
 /* Smoothed per-thread speed of every node (0: never measured). */
 const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,
                                       uint64_t loop);

@@ -24,7 +24,8 @@ typedef struct entry {
      * faulted, and runs since it last measured anything */
     uint32_t *crawl, *idle;
     hcrt__hetprobe_decision_t
-        dec; /* the cached decision handed out by lookup */
+        dec;        /* the cached decision handed out by lookup */
+    double work_us; /* last run's work at the cluster's rate, 0: unknown */
     uint64_t runs, probes, drifts, since_probe;
     int consistent, stable, has_rates;
 } entry_t;
@@ -340,6 +341,25 @@ hcrt_status_t hcrt__probecache_info(const hcrt__probecache_t *pc, uint64_t loop,
     out->stable = e->stable;
     out->period_us = maxrate > 0.0 ? 1.0 / maxrate : INFINITY;
     return HCRT_OK;
+}
+
+hcrt_status_t hcrt__probecache_set_work(hcrt__probecache_t *pc, uint64_t loop,
+                                        int nnodes, double us)
+{
+    entry_t *e;
+    if (pc == NULL || nnodes < 1 || !(us >= 0.0) || isinf(us))
+        return HCRT_ERR_INVALID;
+    hcrt_status_t rc = get(pc, loop, nnodes, &e);
+    if (rc == HCRT_OK)
+        e->work_us = us;
+    return rc;
+}
+
+double hcrt__probecache_work(const hcrt__probecache_t *pc, uint64_t loop,
+                             int nnodes)
+{
+    const entry_t *e = pc ? *find(pc, loop) : NULL;
+    return e != NULL && e->nnodes == nnodes ? e->work_us : 0.0;
 }
 
 const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,

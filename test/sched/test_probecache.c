@@ -341,6 +341,28 @@ static void test_rest(void)
     hcrt__probecache_destroy(pc);
 }
 
+/* The last run's work (HetProbe-I's window count): unknown until set, kept
+ * per loop and node count, bad values refused. */
+static void test_work(void)
+{
+    hcrt__probecache_t *pc = cache(3, 0);
+    CHECK(hcrt__probecache_work(pc, 5, 2) == 0.0, "unknown loop has work");
+    REQUIRE(hcrt__probecache_set_work(pc, 5, 2, 1234.5) == HCRT_OK, "set");
+    CHECK(hcrt__probecache_work(pc, 5, 2) == 1234.5, "work %.1f",
+          hcrt__probecache_work(pc, 5, 2));
+    CHECK(hcrt__probecache_work(pc, 5, 3) == 0.0, "other node count");
+    CHECK(hcrt__probecache_set_work(pc, 5, 2, -1.0) == HCRT_ERR_INVALID &&
+              hcrt__probecache_set_work(pc, 5, 2, INFINITY) ==
+                  HCRT_ERR_INVALID &&
+              hcrt__probecache_set_work(pc, 5, 2, NAN) == HCRT_ERR_INVALID,
+          "bad work accepted");
+    hcrt__hetprobe_node_meas_t m[2];
+    meas2(m, 1e6, 1e6, 0);
+    hcrt__probecache_update(pc, 5, 2, m, 1); /* an update keeps it */
+    CHECK(hcrt__probecache_work(pc, 5, 2) == 1234.5, "update lost the work");
+    hcrt__probecache_destroy(pc);
+}
+
 int main(int argc, char **argv)
 {
     static const test_case_t tests[] = {{"ewma", test_ewma},
@@ -352,6 +374,7 @@ int main(int argc, char **argv)
                                         {"single_reuse", test_single_reuse},
                                         {"unprobed", test_unprobed},
                                         {"rest", test_rest},
+                                        {"work", test_work},
                                         {NULL, NULL}};
     return run_tests(tests, argc, argv);
 }
