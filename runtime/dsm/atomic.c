@@ -168,7 +168,7 @@ void hcrt__dsm_atomic_serve(int src, dsm_msg_t *m)
     if (!r)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory serving an atomic");
     *r = (dsm_msg_t){M_ATOMIC_R, m->op, old, 1, 0, 0};
-    hcrt__dsm_defer(src, r, sizeof *r, NULL, 0, 0, idx, tell);
+    hcrt__dsm_defer(src, r, sizeof *r, NULL, 0, 0, idx, 1, tell);
 }
 
 static int has_release(int order)

@@ -208,13 +208,16 @@ void hcrt__dsm_reply(int dest, const dsm_msg_t *req, uint32_t type, uint64_t a,
                      const void *payload, size_t plen);
 /* Sends `msg` (malloc'd, taken over; then `data` on DSM_TAG_DATA if dlen,
  * freed once sent if own_data) to `dest` once every rank in notify_mask
- * acknowledged that pages [idx, idx + msg->b) are no longer exempt; at
- * once if the mask is empty. */
+ * acknowledged that pages idx, idx + stride, ... (msg->b of them) are no
+ * longer exempt; at once if the mask is empty. */
 void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
-                     size_t dlen, int own_data, size_t idx,
+                     size_t dlen, int own_data, size_t idx, size_t stride,
                      uint64_t notify_mask);
 #define DSM_TAG_DATA 1     /* page data following a FETCH_R header */
 #define DSM_INLINE_PAGES 4 /* runs up to this many pages ride in the reply */
+/* Strided runs (a column of a row-major array): pages at most this far
+ * apart are fetched and registered together. */
+#define DSM_STRIDE_MAX 1024
 void hcrt__dsm_futex_wait(_Atomic uint32_t *w, uint32_t val);
 void hcrt__dsm_futex_wake(_Atomic uint32_t *w);
 

@@ -22,6 +22,11 @@
 static _Atomic uint32_t waiters;
 static _Atomic size_t seq_next;   /* page after the last fetched run */
 static _Atomic size_t seq_window; /* current prefetch window */
+/* Strided streams (a column of a row-major array, DSM_STRIDE_MAX): */
+static _Atomic size_t str_last; /* first page of the last remote read miss */
+static _Atomic size_t str_gap;  /* its distance from the miss before */
+static _Atomic size_t str_next; /* page after the last strided run */
+static _Atomic size_t str_d;    /* that run's stride (0: none) */
 
 void hcrt__dsm_out_of_mappings(void)
 {
@@ -75,48 +80,91 @@ static int claim(size_t idx, uint8_t from)
     return atomic_compare_exchange_strong(&dsm.pages[idx].state, &s, PG_BUSY);
 }
 
-static void set_state(size_t first, size_t n, uint8_t st)
+/* Pages first, first + stride, ... (n of them). */
+static void set_state_s(size_t first, size_t n, size_t stride, uint8_t st)
 {
     for (size_t i = 0; i < n; i++)
-        atomic_store_explicit(&dsm.pages[first + i].state, st,
+        atomic_store_explicit(&dsm.pages[first + i * stride].state, st,
                               memory_order_release);
     hcrt__dsm_page_settled();
 }
 
-/* Claims up to `max` pages after `idx` in state `from`, homed at `home`,
- * in the same area; returns the run length including idx. */
-static size_t claim_run(size_t idx, size_t max, uint8_t from, int home)
+static void set_state(size_t first, size_t n, uint8_t st)
+{
+    set_state_s(first, n, 1, st);
+}
+
+/* Claims up to `max` pages idx + stride, idx + 2 stride, ... in state
+ * `from`, homed at `home`, in the same area; returns the run length
+ * including idx. */
+static size_t claim_run_s(size_t idx, size_t stride, size_t max, uint8_t from,
+                          int home)
 {
     dsm_area_t *a = hcrt__dsm_area_of_page(idx);
     size_t end = a->first + a->len / DSM_PAGE, n = 1;
-    while (n < max && idx + n < end && hcrt__dsm_home_known(idx + n) == home &&
-           claim(idx + n, from))
+    while (n < max && idx + n * stride < end &&
+           hcrt__dsm_home_known(idx + n * stride) == home &&
+           claim(idx + n * stride, from))
         n++;
     return n;
 }
 
-static size_t prefetch_window(size_t idx)
+static size_t claim_run(size_t idx, size_t max, uint8_t from, int home)
+{
+    return claim_run_s(idx, 1, max, from, home);
+}
+
+static size_t doubled(size_t w)
+{
+    w = w * 2 > dsm.prefetch_max ? dsm.prefetch_max : w * 2;
+    return w ? w : 1;
+}
+
+/* How many pages a remote miss at idx fetches, and at what stride: a
+ * sequential stream doubles its window up to HCRT_DSM_PREFETCH pages; so
+ * does a strided one - a read miss as far from the last miss as that one
+ * was from the one before (up to DSM_STRIDE_MAX pages: a column of a
+ * row-major array, one page per row), or at the page after the last
+ * strided run. Anything else fetches one page: random access does not pay
+ * for pages nobody asked for. Write misses are never strided (only read
+ * runs are fetched at a stride). The state is the rank's, shared by its
+ * threads: a heuristic, not a guarantee. */
+static size_t prefetch_window(size_t idx, int is_write, size_t *stride)
 {
     size_t w = atomic_load(&seq_window);
-    if (idx == atomic_load(&seq_next))
-        w = w * 2 > dsm.prefetch_max ? dsm.prefetch_max : w * 2;
-    else
-        w = 1; /* random access: do not pay for pages nobody asked for */
-    if (w == 0)
+    size_t last = atomic_exchange(&str_last, idx);
+    size_t gap = idx > last ? idx - last : 0;
+    size_t prev = atomic_exchange(&str_gap, gap);
+    size_t d = atomic_load(&str_d);
+    *stride = 1;
+    if (idx == atomic_load(&seq_next)) {
+        w = doubled(w);
+    } else if (!is_write && d > 1 && idx == atomic_load(&str_next)) {
+        w = doubled(w), *stride = d;
+    } else if (!is_write && gap > 1 && gap == prev && gap <= DSM_STRIDE_MAX) {
+        w = doubled(1), *stride = gap; /* a new strided stream */
+    } else {
         w = 1;
+    }
     atomic_store(&seq_window, w);
     return w;
 }
 
-static void cache_add(size_t first, size_t n)
+static void cache_add_s(size_t first, size_t n, size_t stride)
 {
     pthread_mutex_lock(&dsm.cache_lock);
     for (size_t i = 0; i < n; i++) {
-        uint8_t f = atomic_fetch_or(&dsm.pages[first + i].flags, PF_CACHED);
+        size_t p = first + i * stride;
+        uint8_t f = atomic_fetch_or(&dsm.pages[p].flags, PF_CACHED);
         if (!(f & PF_CACHED))
-            dsm.cached[dsm.ncached++] = (uint32_t)(first + i);
+            dsm.cached[dsm.ncached++] = (uint32_t)p;
     }
     pthread_mutex_unlock(&dsm.cache_lock);
+}
+
+static void cache_add(size_t first, size_t n)
+{
+    cache_add_s(first, n, 1);
 }
 
 static void live_add(size_t first, size_t n)
@@ -163,7 +211,7 @@ static int home_fault(size_t idx, int is_write)
 /* ---- remote pages ---- */
 
 typedef struct fetch_ctx {
-    size_t idx, n;
+    size_t idx, n, stride; /* pages idx, idx + stride, ... (stride >= 1) */
     int is_write;
     int registered; /* the home recorded us as writer of the whole run */
     int trigger;    /* read-ahead: leave the first page as a trigger */
@@ -218,8 +266,9 @@ static void recheck_exempt(const fetch_ctx_t *c, int home)
  * list, protections. `home` >= 0 marks a direct (same-host) fetch. */
 static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
 {
+    size_t st = c->stride;
     for (size_t i = 0; i < c->n; i++) {
-        size_t p = c->idx + i;
+        size_t p = c->idx + i * st;
         uint8_t f = exempt[i] ? PF_EXEMPT : 0;
         if (c->registered)
             f |= PF_WREG;
@@ -234,15 +283,25 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
     /* In the cached list before the generation check: an acquire that
      * bumps the generation after the check then finds these pages (BUSY)
      * in its scan and drops them once settled. */
-    cache_add(c->idx, c->n);
+    cache_add_s(c->idx, c->n, st);
     if (atomic_load(&dsm.acq_gen) != c->gen) {
         /* A thread of this rank acquired while the request was out: the
          * home may have served it before the release that acquire pairs
          * with. Drop the run; the faulting access retries and refetches. */
-        set_state(c->idx, c->n, PG_INV);
+        set_state_s(c->idx, c->n, st, PG_INV);
         return;
     }
     uintptr_t addr = hcrt__dsm_page_addr(c->idx);
+    if (st > 1) { /* a strided read run: page by page, read-only */
+        for (size_t i = 0; i < c->n; i++)
+            hcrt__dsm_mprotect(addr + i * st * DSM_PAGE, DSM_PAGE, PROT_READ);
+        for (size_t i = 0; i < c->n; i++)
+            atomic_store(&dsm.pages[c->idx + i * st].state, PG_RO);
+        dsm_count(pages_fetched, c->n);
+        dsm_count(bytes_fetched, c->n * DSM_PAGE);
+        hcrt__dsm_page_settled();
+        return;
+    }
     size_t ro_first = 0;
     if (c->trigger) {
         ro_first = 1; /* stays PROT_NONE until touched */
@@ -275,6 +334,27 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
     size_t flen = (c->n + 63) & ~63UL;
     const uint8_t *exempt = (const uint8_t *)(m + 1);
     char *alias = hcrt__dsm_page_alias(c->idx);
+    if (c->stride > 1) { /* the pages arrive packed: scatter them */
+        const char *data = (const char *)(m + 1) + flen;
+        char *tmp = NULL;
+        if (c->n > DSM_INLINE_PAGES) {
+            hcrt_assert(len == sizeof *m + flen);
+            tmp = malloc(c->n * DSM_PAGE);
+            if (!tmp)
+                hcrt_fatal(HCRT_MOD_DSM, "out of memory receiving pages");
+            MPI_Recv(tmp, (int)(c->n * DSM_PAGE), MPI_BYTE, op->dest,
+                     DSM_TAG_DATA, dsm.svc_comm, MPI_STATUS_IGNORE);
+            data = tmp;
+        } else {
+            hcrt_assert(len == sizeof *m + flen + c->n * DSM_PAGE);
+        }
+        for (size_t i = 0; i < c->n; i++)
+            memcpy(alias + i * c->stride * DSM_PAGE, data + i * DSM_PAGE,
+                   DSM_PAGE);
+        free(tmp);
+        install_run(c, exempt, -1);
+        return;
+    }
     if (c->n <= DSM_INLINE_PAGES) {
         hcrt_assert(len == sizeof *m + flen + c->n * DSM_PAGE);
         memcpy(alias, (const char *)(m + 1) + flen, c->n * DSM_PAGE);
@@ -369,7 +449,7 @@ static void read_ahead(int home)
     }
     size_t n = claim_run(start, dsm.prefetch_max, PG_INV, home);
     atomic_store(&seq_next, start + n);
-    s->ctx = (fetch_ctx_t){start, n, 0, 0, 1, atomic_load(&dsm.acq_gen)};
+    s->ctx = (fetch_ctx_t){start, n, 1, 0, 0, 1, atomic_load(&dsm.acq_gen)};
     s->m = (dsm_msg_t){M_FETCH, 0, start, n, 0, 0};
     s->op = (dsm_op_t){0};
     s->op.dest = home;
@@ -383,10 +463,20 @@ static void read_ahead(int home)
 
 static void fetch_remote(size_t idx, int home, int is_write)
 {
-    size_t n = claim_run(idx, prefetch_window(idx), PG_INV, home);
-    atomic_store(&seq_next, idx + n);
+    size_t stride, w = prefetch_window(idx, is_write, &stride);
+    if (stride > 1 && hcrt__dsm_shm_peer(home))
+        stride = 1, w = 1; /* same host: live mappings, no strided path */
+    size_t n = claim_run_s(idx, stride, w, PG_INV, home);
+    if (stride > 1) {
+        atomic_store(&str_next, idx + n * stride);
+        atomic_store(&str_d, stride);
+        atomic_store(&seq_next, (size_t)-1);
+    } else {
+        atomic_store(&seq_next, idx + n);
+    }
     int reg = is_write && !(atomic_load(&dsm.pages[idx].flags) & PF_WREG);
-    fetch_ctx_t ctx = {idx, n, is_write, reg, 0, atomic_load(&dsm.acq_gen)};
+    fetch_ctx_t ctx = {
+        idx, n, stride, is_write, reg, 0, atomic_load(&dsm.acq_gen)};
     if (hcrt__dsm_shm_peer(home)) {
         if (is_write)
             fetch_direct(&ctx, home);
@@ -394,7 +484,7 @@ static void fetch_remote(size_t idx, int home, int is_write)
             map_live(&ctx, home);
         return;
     }
-    dsm_msg_t m = {M_FETCH, 0, idx, n, (uint64_t)reg, 0};
+    dsm_msg_t m = {M_FETCH, 0, idx, n, (uint64_t)reg, stride > 1 ? stride : 0};
     dsm_op_t op = {0};
     op.dest = home;
     op.sbuf = &m;
@@ -404,7 +494,7 @@ static void fetch_remote(size_t idx, int home, int is_write)
     op.arg = &ctx;
     hcrt__dsm_submit(&op);
     hcrt__dsm_wait(&op);
-    if (!is_write && n == dsm.prefetch_max && n > 1) {
+    if (!is_write && stride == 1 && n == dsm.prefetch_max && n > 1) {
         read_ahead(home); /* two runs in flight: transfer of one overlaps */
         read_ahead(home); /* the installation of the other */
     }
@@ -424,12 +514,13 @@ static int trigger(size_t idx, int home)
 /* Registers this rank as writer of [idx, idx+n) at `home`: directly in a
  * same-host home's directory (a message only when exempt copies elsewhere
  * must be told first), else by asking the home. */
-static void register_writer(size_t idx, size_t n, int home)
+static void register_writer(size_t idx, size_t n, size_t stride, int home)
 {
-    if (!hcrt__dsm_shm_peer(home)) {
-        hcrt__dsm_call(home, M_WRITER, idx, n, 0, 0);
+    if (!hcrt__dsm_shm_peer(home)) { /* d: the stride (0: contiguous) */
+        hcrt__dsm_call(home, M_WRITER, idx, n, 0, stride > 1 ? stride : 0);
         return;
     }
+    hcrt_assert(stride == 1);
     uint64_t tell = 0;
     for (size_t i = 0; i < n; i++)
         tell |= hcrt__dsm_dir_add_writer_at(hcrt__dsm_shm_dir(home, idx + i),
@@ -457,17 +548,26 @@ static void upgrade_write(size_t idx, int home)
         hcrt__dsm_set_view(idx, 1, dsm.rank, PROT_READ);
     }
     if (!(atomic_load(&dsm.pages[idx].flags) & PF_WREG)) {
-        size_t n = 1;
+        /* Register the cached pages that follow as well: contiguous ones,
+         * or, after strided read runs (to another host), the pages at
+         * their stride - a column updated in place is read, then written,
+         * row by row: one round trip per run instead of one per row. */
+        size_t n = 1, st = 1, d = atomic_load(&str_d);
         dsm_area_t *a = hcrt__dsm_area_of_page(idx);
         size_t end = a->first + a->len / DSM_PAGE;
-        while (n < dsm.prefetch_max && idx + n < end &&
-               hcrt__dsm_home_known(idx + n) == home &&
-               (atomic_load(&dsm.pages[idx + n].flags) &
+        if (d > 1 && !hcrt__dsm_shm_peer(home) && idx + d < end &&
+            hcrt__dsm_home_known(idx + d) == home &&
+            (atomic_load(&dsm.pages[idx + d].flags) & (PF_CACHED | PF_WREG)) ==
+                PF_CACHED)
+            st = d;
+        while (n < dsm.prefetch_max && idx + n * st < end &&
+               hcrt__dsm_home_known(idx + n * st) == home &&
+               (atomic_load(&dsm.pages[idx + n * st].flags) &
                 (PF_CACHED | PF_WREG)) == PF_CACHED)
             n++;
-        register_writer(idx, n, home);
+        register_writer(idx, n, st, home);
         for (size_t i = 0; i < n; i++)
-            atomic_fetch_or(&dsm.pages[idx + i].flags, PF_WREG);
+            atomic_fetch_or(&dsm.pages[idx + i * st].flags, PF_WREG);
     }
     uintptr_t addr = hcrt__dsm_page_addr(idx);
     /* from the alias: a read-ahead trigger page is still PROT_NONE */
@@ -532,8 +632,37 @@ hcrt_status_t hcrt__dsm_make_resident(void *p, size_t len, int for_write)
 
 /* ---- home side of fetches and writer registration (service thread) ---- */
 
+/* A strided read run (m->d = stride): the pages travel packed. */
+static void serve_fetch_strided(int src, dsm_msg_t *m)
+{
+    size_t idx = m->a, n = m->b, st = m->d, flen = (n + 63) & ~63UL;
+    int inline_data = n <= DSM_INLINE_PAGES;
+    size_t len = sizeof *m + flen + (inline_data ? n * DSM_PAGE : 0);
+    hcrt_assert(!m->c); /* read runs only: no writer registration */
+    dsm_msg_t *r = malloc(len);
+    char *data = inline_data ? NULL : malloc(n * DSM_PAGE);
+    if (!r || (!inline_data && !data))
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a page fetch");
+    *r = (dsm_msg_t){M_FETCH_R, m->op, 0, n, idx, st};
+    uint8_t *exempt = (uint8_t *)(r + 1);
+    char *dst = inline_data ? (char *)(r + 1) + flen : data;
+    memset(exempt, 0, flen);
+    for (size_t i = 0; i < n; i++) {
+        size_t p = idx + i * st;
+        exempt[i] = (uint8_t)hcrt__dsm_dir_add_reader(p, src);
+        hcrt__dsm_seq_copy(dst + i * DSM_PAGE, hcrt__dsm_page_alias(p),
+                           &dsm.dir[p], 1);
+    }
+    dsm_count(served_fetches, n);
+    hcrt__dsm_defer(src, r, len, data, data ? n * DSM_PAGE : 0, 1, idx, st, 0);
+}
+
 void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
 {
+    if (m->d > 1) {
+        serve_fetch_strided(src, m);
+        return;
+    }
     size_t idx = m->a, n = m->b, flen = (n + 63) & ~63UL;
     /* Small runs travel inside the reply (one message); large ones follow
      * it straight from the alias view (no copy) - unless same-host peers
@@ -558,37 +687,43 @@ void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
     char *alias = hcrt__dsm_page_alias(idx);
     if (inline_data) {
         hcrt__dsm_seq_copy((char *)(r + 1) + flen, alias, &dsm.dir[idx], n);
-        hcrt__dsm_defer(src, r, len, NULL, 0, 0, idx, tell);
+        hcrt__dsm_defer(src, r, len, NULL, 0, 0, idx, 1, tell);
     } else if (dsm.shm_peers) {
         char *copy = malloc(n * DSM_PAGE);
         if (!copy)
             hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a page fetch");
         hcrt__dsm_seq_copy(copy, alias, &dsm.dir[idx], n);
-        hcrt__dsm_defer(src, r, len, copy, n * DSM_PAGE, 1, idx, tell);
+        hcrt__dsm_defer(src, r, len, copy, n * DSM_PAGE, 1, idx, 1, tell);
     } else {
-        hcrt__dsm_defer(src, r, len, alias, n * DSM_PAGE, 0, idx, tell);
+        hcrt__dsm_defer(src, r, len, alias, n * DSM_PAGE, 0, idx, 1, tell);
     }
 }
 
 void hcrt__dsm_serve_writer(int src, dsm_msg_t *m)
 {
     /* The home's own threads pass their mask in d; a same-host peer that
-     * registered directly (c = 1) passes the ranks it must have told. */
-    uint64_t tell = m->d;
+     * registered directly (c = 1) passes the ranks it must have told; a
+     * rank of another host passes the run's stride (0: contiguous). */
+    uint64_t tell = 0, st = 1;
+    if (m->c || src == dsm.rank)
+        tell = m->d;
+    else if (m->d > 1)
+        st = m->d;
     if (!m->c && (src != dsm.rank || !tell))
         for (size_t i = 0; i < m->b; i++)
-            tell |= hcrt__dsm_dir_add_writer(m->a + i, src);
+            tell |= hcrt__dsm_dir_add_writer(m->a + i * st, src);
     dsm_msg_t *r = malloc(sizeof *r);
     if (!r)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a writer notice");
     *r = (dsm_msg_t){M_WRITER_R, m->op, 0, m->b, 0, 0};
-    hcrt__dsm_defer(src, r, sizeof *r, NULL, 0, 0, m->a, tell);
+    hcrt__dsm_defer(src, r, sizeof *r, NULL, 0, 0, m->a, st, tell);
 }
 
 void hcrt__dsm_serve_notify(int src, dsm_msg_t *m)
 {
+    size_t st = m->c ? m->c : 1; /* the run's stride */
     for (size_t i = 0; i < m->b; i++)
-        atomic_fetch_and(&dsm.pages[m->a + i].flags, (uint8_t)~PF_EXEMPT);
+        atomic_fetch_and(&dsm.pages[m->a + i * st].flags, (uint8_t)~PF_EXEMPT);
     dsm_msg_t ack = {M_NOTIFY_R, m->op, 0, 0, 0, 0};
     hcrt__dsm_send(src, &ack, sizeof ack);
 }

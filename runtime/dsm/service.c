@@ -181,7 +181,7 @@ void hcrt__dsm_reply(int dest, const dsm_msg_t *req, uint32_t type, uint64_t a,
 /* Sends `msg` (malloc'd, taken over) once every rank in notify_mask has
  * acknowledged a notice that pages [idx, idx+n) are no longer exempt. */
 void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
-                     size_t dlen, int own_data, size_t idx,
+                     size_t dlen, int own_data, size_t idx, size_t stride,
                      uint64_t notify_mask)
 {
     int n = (int)((dsm_msg_t *)msg)->b;
@@ -204,7 +204,7 @@ void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
     for (int x = 0; x < dsm.size; x++) {
         if (!(notify_mask & (1ULL << x)))
             continue;
-        dsm_msg_t note = {M_NOTIFY, (uint32_t)k, idx, (uint64_t)n, 0, 0};
+        dsm_msg_t note = {M_NOTIFY, (uint32_t)k, idx, (uint64_t)n, stride, 0};
         hcrt__dsm_send(x, &note, sizeof note);
     }
 }
@@ -218,8 +218,9 @@ static void refresh_exempt(int dest, dsm_msg_t *r)
     if (r->type != M_FETCH_R)
         return;
     uint8_t *exempt = (uint8_t *)(r + 1);
+    size_t s = r->d ? r->d : 1; /* the run's stride */
     for (size_t i = 0; i < r->b; i++) {
-        uint64_t w = atomic_load(&dsm.dir[r->c + i].writers);
+        uint64_t w = atomic_load(&dsm.dir[r->c + i * s].writers);
         exempt[i] = dsm.classify && (w & ~(1ULL << dest)) == 0;
     }
 }
