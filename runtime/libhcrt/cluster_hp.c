@@ -37,10 +37,15 @@ enum { PH_PROBE, PH_RUN, PH_DONE };
 #define PROBE_FLOOR 0.02
 
 /* A node's probe share is handed out in up to PROBE_ROUNDS rounds of one
- * sub-chunk per thread, each round twice the last: the first round is
- * ~1/63 of the share, so a node 15-100x slower than the first one done
- * (which then closes the window) overruns it by little. */
-#define PROBE_ROUNDS 6
+ * sub-chunk per thread, each round twice the last, the first one iteration
+ * per thread (for shares up to ~10^6 iterations per thread): when the
+ * first node done closes the window, a node finishes only the sub-chunks
+ * it runs, which are no longer than all its earlier ones together. A node
+ * 15-100x slower thus overruns the first by about one iteration, not by a
+ * fixed fraction of its share (with 6 rounds, 1/63: spmv's slow node
+ * fetched ~2000 pages of x for its 800 first-round rows, ~0.1 s, while
+ * the fast one had finished its probe in 4 ms). */
+#define PROBE_ROUNDS 20
 
 /* HetProbe-I re-probes every reprobe_pct of the iterations; each window
  * costs an exchange between the nodes (a DSM publish and gather: a few
@@ -86,9 +91,12 @@ static uint64_t sub_off(const hcrt__cl_pool_t *p, int j)
     uint64_t i = (uint64_t)j % t;
     if (r >= (uint64_t)h->rounds)
         return L;
-    uint64_t b0 = L * ((UINT64_C(1) << r) - 1) / den;
-    uint64_t b1 = L * ((UINT64_C(1) << (r + 1)) - 1) / den;
-    return b0 + i * (b1 - b0) / t;
+    /* 128-bit: L (up to 2^40) times 2^PROBE_ROUNDS */
+    uint64_t b0 =
+        (uint64_t)((unsigned __int128)L * ((UINT64_C(1) << r) - 1) / den);
+    uint64_t b1 =
+        (uint64_t)((unsigned __int128)L * ((UINT64_C(1) << (r + 1)) - 1) / den);
+    return b0 + (uint64_t)((unsigned __int128)i * (b1 - b0) / t);
 }
 
 /* ---- per-thread probe timing and cache-miss counters -------------------- */
@@ -656,9 +664,12 @@ int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
     if (tl.probing && tl.pool == p)
         close_probe(h);
     for (;;) {
-        /* after every thread had a sub-chunk: stop once a node is done */
+        /* after every thread had a sub-chunk: stop once a node is done
+         * (looked up at the start of each round: a DSM load, remote on
+         * all nodes but the word's home) */
         if (h->phase == PH_PROBE && h->phanded < h->pchunks && !h->closed &&
-            h->phanded >= p->local && hcrt__cl_closed(p, h->win)) {
+            h->phanded >= p->local && h->phanded % p->local == 0 &&
+            hcrt__cl_closed(p, h->win)) {
             h->closed = 1;
             h->pchunks = h->phanded;
             continue;
