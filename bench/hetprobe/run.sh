@@ -4,6 +4,8 @@
 #   HCC_BUILD_DIR=build bench/hetprobe/run.sh [--quick] [--kernels "ep triad"]
 #                                              [--setups "homo hog"] [--out DIR]
 #                                              [--configs "hetprobe hetprobe_i"]
+#                                              [--scale S] [--reps N]
+#                                              [--sweep "0.5 1 2"]
 #
 # Builds kernels.c with hcc, then runs every kernel at 2 ranks (one thread
 # each, rank r pinned to core r % ncores) under these configurations, all
@@ -45,6 +47,8 @@ while [ $# -gt 0 ]; do
     --configs) configs=$2; shift ;;
     --out) out=$2; shift ;;
     --scale) scale=$2; shift ;;
+    --reps) reps=$2; shift ;;
+    --sweep) sweep=$2; shift ;;
     *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
     shift
@@ -56,7 +60,10 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # not change (or break) what is measured.
 mkdir -p "$out/lib" && cp -L "$build/lib/libhcrt.so.0" "$out/lib/" || exit 1
 export LD_LIBRARY_PATH=$out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-ncores=$(nproc)
+# Not nproc: it honours OMP_NUM_THREADS (1 in every run below), so until
+# session 7 pin.sh computed rank % 1 and pinned every rank to core 0 - the
+# "homo" runs shared one core and the hog's core was never used.
+ncores=$(getconf _NPROCESSORS_ONLN)
 if [ -z "${HCRT_SCHED_CALIBRATION:-}" ] && [ -z "${HCRT_SCHED_FAULT_PERIOD_US:-}" ]; then
     HCRT_DSM_SHM=${BENCH_SHM:-0} timeout -k 5 600 mpirun --oversubscribe \
         --bind-to none -x HCRT_DSM_SHM -np 2 "$build/bin/hcrt-calibrate" \
@@ -71,7 +78,7 @@ echo "# threshold: ${HCRT_SCHED_FAULT_PERIOD_US:+$HCRT_SCHED_FAULT_PERIOD_US us 
 cat >"$out/pin.sh" <<'EOF'
 #!/usr/bin/env bash
 if [ "${BENCH_PIN:-1}" = 1 ]; then
-    exec taskset -c $((OMPI_COMM_WORLD_RANK % $(nproc))) "$@"
+    exec taskset -c $((OMPI_COMM_WORLD_RANK % $(getconf _NPROCESSORS_ONLN))) "$@"
 fi
 exec "$@"
 EOF

@@ -68,7 +68,8 @@ struct hcrt__cl_hp {
     uint64_t pos, wlen, run_end, probe_n, max_c;
     uint64_t plo, phi;           /* this node's probe slice */
     uint64_t *pstart;            /* every node's probe slice (nn + 1) */
-    int rounds, closed;          /* sub-chunk rounds; window closed */
+    int rounds, closed;          /* sub-chunk rounds; probe over here */
+    uint64_t close_us;           /* closer's probe time + 1 µs, 0: open */
     int pchunks, phanded, pdone; /* this node's probe chunks */
     uint64_t probed;             /* probe iterations run, all nodes */
     int nseg;                    /* > 0: [lo, hi) index these segments */
@@ -377,6 +378,7 @@ static void start_window(hcrt__cl_pool_t *p, uint64_t pos)
         h->rounds++;
     h->pchunks = L ? p->local * h->rounds : 0;
     h->phanded = h->pdone = h->closed = h->nseg = 0;
+    h->close_us = 0;
     h->t0 = 0;
     h->psecs = h->cm_sum = 0.0, h->cm_n = 0;
     h->probe_n = P;
@@ -545,7 +547,7 @@ static void exchange(hcrt__cl_pool_t *p)
                         : 0; /* no probe here: nothing measured */
     double el_us = h->t0 ? (double)(hcrt__now_ns() - h->t0) / 1e3 : 0;
     if (h->pchunks && !h->closed) /* done first: the others stop */
-        hcrt__cl_close(p, win);
+        hcrt__cl_close(p, win, (uint64_t)el_us);
     uint64_t v[5] = {sub_off(p, h->pchunks), hcrt__cl_fbits(h->psecs), tr,
                      hcrt__cl_fbits(el_us),
                      hcrt__cl_pack_cmpki(h->cm_n ? h->cm_sum / h->cm_n : -1)};
@@ -656,6 +658,22 @@ static void unindex(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
     *first = h->sg_lo[s] + (*first - h->sg_v[s]);
 }
 
+/* Whether this node's probe is over (at a round's start, under p->mu):
+ * another node closed the window and this node has probed at least as
+ * long as that one did. Stopping at the close alone cut a node that
+ * started late (the fork reaches it later) short in its first rounds,
+ * whose sub-chunks of a few iterations weigh their overheads: ep's node
+ * 1 measured 0.4 of node 0's speed on identical cores. A node slower
+ * than that probe by more than a round stops after the round it runs. */
+static int probe_over(hcrt__cl_pool_t *p)
+{
+    hcrt__cl_hp_t *h = p->hp;
+    if (!h->close_us)
+        h->close_us = hcrt__cl_closed(p, h->win);
+    return h->close_us &&
+           (double)(hcrt__now_ns() - h->t0) / 1e3 + 1.0 >= (double)h->close_us;
+}
+
 int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
 {
     hcrt__cl_hp_t *h = p->hp;
@@ -669,7 +687,7 @@ int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
          * all nodes but the word's home) */
         if (h->phase == PH_PROBE && h->phanded < h->pchunks && !h->closed &&
             h->phanded >= p->local && h->phanded % p->local == 0 &&
-            hcrt__cl_closed(p, h->win)) {
+            probe_over(p)) {
             h->closed = 1;
             h->pchunks = h->phanded;
             continue;

@@ -268,16 +268,16 @@ static uint32_t cseq(const hcrt__cl_pool_t *p, int win)
     return p->seq + 1 + (uint32_t)(win * XWORDS(p->nn) + p->nn * WORDS);
 }
 
-void hcrt__cl_close(hcrt__cl_pool_t *p, int win)
+void hcrt__cl_close(hcrt__cl_pool_t *p, int win, uint64_t probe_us)
 {
-    word_store(cseq(p, win), 1);
+    word_store(cseq(p, win), probe_us + 1);
 }
 
-int hcrt__cl_closed(hcrt__cl_pool_t *p, int win)
+uint64_t hcrt__cl_closed(hcrt__cl_pool_t *p, int win)
 {
     int ok;
-    (void)word_load(cseq(p, win), &ok);
-    return ok;
+    uint64_t v = word_load(cseq(p, win), &ok);
+    return ok ? (v ? v : 1) : 0;
 }
 
 /* Exchange windows of a loop: 0 when too small to probe, 1 for HetProbe,

@@ -53,9 +53,10 @@ void hcrt__cl_publish(hcrt__cl_pool_t *p, int win, const uint64_t v[5]);
 void hcrt__cl_gather(hcrt__cl_pool_t *p, int win,
                      hcrt__hetprobe_node_meas_t *m);
 /* Closes probe window `win` for every node (the first node done with its
- * probe share); whether some node closed it (a DSM load at its home). */
-void hcrt__cl_close(hcrt__cl_pool_t *p, int win);
-int hcrt__cl_closed(hcrt__cl_pool_t *p, int win);
+ * probe share, after probe_us of probing); 0 while nobody closed it, else
+ * the closer's probe time in µs + 1 (a DSM load at the word's home). */
+void hcrt__cl_close(hcrt__cl_pool_t *p, int win, uint64_t probe_us);
+uint64_t hcrt__cl_closed(hcrt__cl_pool_t *p, int win);
 uint64_t hcrt__cl_pack_cmpki(double cmpki);
 uint64_t hcrt__cl_fbits(double d);
 
