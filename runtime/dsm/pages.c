@@ -292,18 +292,11 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
         return;
     }
     uintptr_t addr = hcrt__dsm_page_addr(c->idx);
+    size_t ro_first = 0;
     if (st > 1) { /* a strided read run: page by page, read-only */
         for (size_t i = 0; i < c->n; i++)
             hcrt__dsm_mprotect(addr + i * st * DSM_PAGE, DSM_PAGE, PROT_READ);
-        for (size_t i = 0; i < c->n; i++)
-            atomic_store(&dsm.pages[c->idx + i * st].state, PG_RO);
-        dsm_count(pages_fetched, c->n);
-        dsm_count(bytes_fetched, c->n * DSM_PAGE);
-        hcrt__dsm_page_settled();
-        return;
-    }
-    size_t ro_first = 0;
-    if (c->trigger) {
+    } else if (c->trigger) {
         ro_first = 1; /* stays PROT_NONE until touched */
     } else if (c->is_write) {
         memcpy(dsm.twins + c->idx * DSM_PAGE, hcrt__dsm_page_alias(c->idx),
@@ -311,7 +304,7 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
         hcrt__dsm_mprotect(addr, DSM_PAGE, PROT_READ | PROT_WRITE);
         ro_first = 1;
     }
-    if (c->n > ro_first) {
+    if (st == 1 && c->n > ro_first) {
         hcrt__dsm_mprotect(addr + ro_first * DSM_PAGE,
                            (c->n - ro_first) * DSM_PAGE, PROT_READ);
         if (c->n - ro_first > 1) /* map the run now, not page by page */
@@ -319,7 +312,7 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
                     (c->n - ro_first) * DSM_PAGE, MADV_POPULATE_READ);
     }
     for (size_t i = 0; i < c->n; i++)
-        atomic_store(&dsm.pages[c->idx + i].state,
+        atomic_store(&dsm.pages[c->idx + i * st].state,
                      i < ro_first && !c->trigger ? PG_RW : PG_RO);
     dsm_count(pages_fetched, c->n);
     dsm_count(bytes_fetched, c->n * DSM_PAGE);
@@ -632,71 +625,48 @@ hcrt_status_t hcrt__dsm_make_resident(void *p, size_t len, int for_write)
 
 /* ---- home side of fetches and writer registration (service thread) ---- */
 
-/* A strided read run (m->d = stride): the pages travel packed. */
-static void serve_fetch_strided(int src, dsm_msg_t *m)
-{
-    size_t idx = m->a, n = m->b, st = m->d, flen = (n + 63) & ~63UL;
-    int inline_data = n <= DSM_INLINE_PAGES;
-    size_t len = sizeof *m + flen + (inline_data ? n * DSM_PAGE : 0);
-    hcrt_assert(!m->c); /* read runs only: no writer registration */
-    dsm_msg_t *r = malloc(len);
-    char *data = inline_data ? NULL : malloc(n * DSM_PAGE);
-    if (!r || (!inline_data && !data))
-        hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a page fetch");
-    *r = (dsm_msg_t){M_FETCH_R, m->op, 0, n, idx, st};
-    uint8_t *exempt = (uint8_t *)(r + 1);
-    char *dst = inline_data ? (char *)(r + 1) + flen : data;
-    memset(exempt, 0, flen);
-    for (size_t i = 0; i < n; i++) {
-        size_t p = idx + i * st;
-        exempt[i] = (uint8_t)hcrt__dsm_dir_add_reader(p, src);
-        hcrt__dsm_seq_copy(dst + i * DSM_PAGE, hcrt__dsm_page_alias(p),
-                           &dsm.dir[p], 1);
-    }
-    dsm_count(served_fetches, n);
-    hcrt__dsm_defer(src, r, len, data, data ? n * DSM_PAGE : 0, 1, idx, st, 0);
-}
-
 void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
 {
-    if (m->d > 1) {
-        serve_fetch_strided(src, m);
-        return;
-    }
-    size_t idx = m->a, n = m->b, flen = (n + 63) & ~63UL;
+    /* d: the stride of a strided read run (0: contiguous) */
+    size_t idx = m->a, n = m->b, st = m->d > 1 ? m->d : 1;
+    size_t flen = (n + 63) & ~63UL;
     /* Small runs travel inside the reply (one message); large ones follow
      * it straight from the alias view (no copy) - unless same-host peers
-     * may apply diffs here concurrently: then they are copied first under
-     * the pages' sequence locks, so the reply holds no half-applied diff. */
+     * may apply diffs here concurrently, or the run is strided: then they
+     * are copied first (under the pages' sequence locks, so the reply
+     * holds no half-applied diff; packed, for a strided run). */
     int inline_data = n <= DSM_INLINE_PAGES;
     size_t len = sizeof *m + flen + (inline_data ? n * DSM_PAGE : 0);
     dsm_msg_t *r = malloc(len);
     if (!r)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a page fetch");
-    *r = (dsm_msg_t){M_FETCH_R, m->op, 0, n, idx, 0};
+    *r = (dsm_msg_t){M_FETCH_R, m->op, 0, n, idx, st > 1 ? st : 0};
     uint8_t *exempt = (uint8_t *)(r + 1);
     uint64_t tell = 0;
     memset(exempt, 0, flen);
     for (size_t i = 0; i < n; i++) {
         if (m->c)
-            tell |= hcrt__dsm_dir_add_writer(idx + i, src);
-        exempt[i] = (uint8_t)hcrt__dsm_dir_add_reader(idx + i, src);
+            tell |= hcrt__dsm_dir_add_writer(idx + i * st, src);
+        exempt[i] = (uint8_t)hcrt__dsm_dir_add_reader(idx + i * st, src);
     }
     dsm_count(served_fetches, n);
-    /* the run lies in one area, so its alias pages are contiguous */
     char *alias = hcrt__dsm_page_alias(idx);
-    if (inline_data) {
-        hcrt__dsm_seq_copy((char *)(r + 1) + flen, alias, &dsm.dir[idx], n);
-        hcrt__dsm_defer(src, r, len, NULL, 0, 0, idx, 1, tell);
-    } else if (dsm.shm_peers) {
-        char *copy = malloc(n * DSM_PAGE);
-        if (!copy)
-            hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a page fetch");
-        hcrt__dsm_seq_copy(copy, alias, &dsm.dir[idx], n);
-        hcrt__dsm_defer(src, r, len, copy, n * DSM_PAGE, 1, idx, 1, tell);
-    } else {
+    if (!inline_data && !dsm.shm_peers && st == 1) {
+        /* the run lies in one area, so its alias pages are contiguous */
         hcrt__dsm_defer(src, r, len, alias, n * DSM_PAGE, 0, idx, 1, tell);
+        return;
     }
+    char *copy = inline_data ? (char *)(r + 1) + flen : malloc(n * DSM_PAGE);
+    if (!copy)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a page fetch");
+    for (size_t i = 0; i < n; i++)
+        hcrt__dsm_seq_copy(copy + i * DSM_PAGE,
+                           hcrt__dsm_page_alias(idx + i * st),
+                           &dsm.dir[idx + i * st], 1);
+    if (inline_data)
+        hcrt__dsm_defer(src, r, len, NULL, 0, 0, idx, st, tell);
+    else
+        hcrt__dsm_defer(src, r, len, copy, n * DSM_PAGE, 1, idx, st, tell);
 }
 
 void hcrt__dsm_serve_writer(int src, dsm_msg_t *m)

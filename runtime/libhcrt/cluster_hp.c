@@ -604,22 +604,19 @@ static void exchange(hcrt__cl_pool_t *p)
     double rate = 0; /* the cluster's iterations per µs in this window */
     for (int k = 0; k < nn; k++)
         rate += (m[k].iters > 0 ? m[k].speed : 0.0) * h->thr[k] / 1e6;
+    pthread_mutex_lock(&cache_mu);
     if (rate > 0) {
         /* this window at its rate, the rest of the loop at the same rate
          * until a later window says otherwise (also for a HetProbe-I loop
          * that ran as HetProbe: its work may have grown) */
         double rest = (double)(p->trip - h->run_end) / rate;
         h->work_us += (double)(h->run_end - h->pos) / rate;
-        pthread_mutex_lock(&cache_mu);
         hcrt__probecache_set_work(hcrt__cl_sched.cache, h->loop_id, nn,
                                   h->work_us + rest);
-        pthread_mutex_unlock(&cache_mu);
     }
-    if (win == 0) {
-        pthread_mutex_lock(&cache_mu);
+    if (win == 0)
         hcrt__probecache_update(hcrt__cl_sched.cache, h->loop_id, nn, m, 1);
-        pthread_mutex_unlock(&cache_mu);
-    }
+    pthread_mutex_unlock(&cache_mu);
     record(p, d, 1, win == 0);
     d->meas = NULL;
     pthread_mutex_lock(&p->mu);

@@ -289,6 +289,13 @@ const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,
 /* A node that runs below this fraction of the fastest node's per-thread
  * speed while taking faults is left out of a cross-node split. */
 #define HCRT_HP_FAULTING_FLOOR 0.02
+/* Whether a node measured at `speed` with `faults` crawls while faulting,
+ * against the fastest node's speed (the decision rule, the probe cache). */
+static inline int hcrt__hetprobe_crawls(double speed, uint64_t faults,
+                                        double fastest)
+{
+    return faults > 0 && speed < HCRT_HP_FAULTING_FLOOR * fastest;
+}
 
 /* A calibration file (docs/hetprobe.md): '#' comments and `key = value`
  * lines; `format = hcc-calibration-1` and `fault_period_us = X` (X > 0)

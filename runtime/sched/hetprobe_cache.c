@@ -184,15 +184,23 @@ static double rate_of(const hcrt__hetprobe_node_meas_t *m)
  * threshold, which would change the decision. A node that ran nothing
  * measured nothing (its probe share was empty, e.g. because the cached
  * speed said one iteration would outlast the others' whole probe). */
-static int drifted(const hcrt__probecache_t *pc, const entry_t *e,
-                   const hcrt__hetprobe_node_meas_t *m, int probed)
+/* The fastest speed measured in a run (nodes that ran something). */
+static double fastest_of(const hcrt__hetprobe_node_meas_t *m, int nnodes)
 {
-    double thr_rate = 1.0 / pc->hp.threshold_us, old_max = 0, new_max = 0;
-    for (int k = 0; k < e->nnodes; k++) {
+    double f = 0.0;
+    for (int k = 0; k < nnodes; k++)
+        if (m[k].iters > 0 && m[k].speed > f)
+            f = m[k].speed;
+    return f;
+}
+
+static int drifted(const hcrt__probecache_t *pc, const entry_t *e,
+                   const hcrt__hetprobe_node_meas_t *m, int probed,
+                   double new_max)
+{
+    double thr_rate = 1.0 / pc->hp.threshold_us, old_max = 0;
+    for (int k = 0; k < e->nnodes; k++)
         old_max = e->speed[k] > old_max ? e->speed[k] : old_max;
-        if (m[k].iters > 0 && m[k].speed > new_max)
-            new_max = m[k].speed;
-    }
     for (int k = 0; k < e->nnodes; k++) {
         /* A node crawling (below the floor of the decision rule) before
          * and now contributes nothing either way: the noise of its tiny
@@ -220,7 +228,9 @@ hcrt_status_t hcrt__probecache_update(hcrt__probecache_t *pc, uint64_t loop,
     hcrt_status_t rc = get(pc, loop, nnodes, &e);
     if (rc != HCRT_OK)
         return rc;
-    int first = e->runs == 0, drift = !first && drifted(pc, e, m, probed);
+    double fastest = fastest_of(m, nnodes);
+    int first = e->runs == 0,
+        drift = !first && drifted(pc, e, m, probed, fastest);
     /* After a drift the old average describes a loop that is gone:
      * restart it from this measurement. */
     double a = drift ? 1.0 : pc->p.alpha;
@@ -235,17 +245,12 @@ hcrt_status_t hcrt__probecache_update(hcrt__probecache_t *pc, uint64_t loop,
             e->cmpki[k] = e->cmpki[k] >= 0.0 ? ewma(e->cmpki[k], m[k].cmpki, a)
                                              : m[k].cmpki;
     }
-    double fastest = 0.0;
-    for (int k = 0; k < nnodes; k++)
-        if (m[k].iters > 0 && m[k].speed > fastest)
-            fastest = m[k].speed;
     for (int k = 0; k < nnodes && probed; k++) {
         if (m[k].iters == 0) {
             e->idle[k]++;
             continue;
         }
-        int crawl =
-            m[k].faults > 0 && m[k].speed < HCRT_HP_FAULTING_FLOOR * fastest;
+        int crawl = hcrt__hetprobe_crawls(m[k].speed, m[k].faults, fastest);
         e->crawl[k] = crawl ? e->crawl[k] + 1 : 0;
         e->idle[k] = 0;
     }

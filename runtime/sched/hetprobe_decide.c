@@ -194,7 +194,7 @@ static int eligible(const hcrt__hetprobe_params_t *p,
 {
     double s = usable_speed(m);
     return period_of(m) >= p->threshold_us && s > 0.0 &&
-           !(m->faults > 0 && s < HCRT_HP_FAULTING_FLOOR * fastest);
+           !hcrt__hetprobe_crawls(s, m->faults, fastest);
 }
 
 void hcrt__hetprobe_decide(const hcrt__hetprobe_params_t *p, int nnodes,
