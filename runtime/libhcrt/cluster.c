@@ -57,6 +57,7 @@ hcrt_cluster_team_t hcrt__cluster_team;
 
 static MPI_Comm fork_comm = MPI_COMM_NULL;
 static MPI_Comm reduce_comm = MPI_COMM_NULL;
+static MPI_Comm sched_comm = MPI_COMM_NULL;
 static int *node_default; /* each rank's default team size */
 static int default_total;
 static int req_total;   /* omp_set_num_threads on the head (0: none) */
@@ -358,6 +359,7 @@ void hcrt__cluster_init(void)
     hcrt__cluster_heap_hi = hcrt__cluster_heap_lo + hcrt__dsm_size();
     MPI_Comm_dup(comm, &fork_comm);
     MPI_Comm_dup(comm, &reduce_comm);
+    MPI_Comm_dup(comm, &sched_comm);
     node_default = calloc((size_t)size, sizeof(int));
     if (!node_default)
         hcrt_fatal(HCRT_MOD_CORE, "out of memory at start-up");
@@ -384,11 +386,17 @@ void hcrt__cluster_fini(void)
     hcrt__dsm_fini();
     MPI_Comm_free(&fork_comm);
     MPI_Comm_free(&reduce_comm);
+    MPI_Comm_free(&sched_comm);
 }
 
 MPI_Comm hcrt__cluster_reduce_comm(void)
 {
     return reduce_comm;
+}
+
+MPI_Comm hcrt__cluster_sched_comm(void)
+{
+    return sched_comm;
 }
 
 /* ---- fork / join -----------------------------------------------------------

@@ -73,8 +73,16 @@ struct hcrt__cl_hp {
     int pchunks, phanded, pdone; /* this node's probe chunks */
     uint64_t probed;             /* probe iterations run, all nodes */
     int nseg;                    /* > 0: [lo, hi) index these segments */
-    uint64_t *sg_lo, *sg_v;      /* segment's first iteration, its index */
-    double psecs, cm_sum;        /* thread seconds, cache misses */
+    /* ilv: [lo, hi) indexes this node's pieces of a HetProbe-I cross-node
+     * rest dealt in rounds (deal()): il_full rounds of il_len with its
+     * piece il_q at il_o, then one of the rest with il_q2 at il_o2;
+     * il_base: the rest's first iteration (0 with segments) */
+    int ilv;
+    uint64_t il_len, il_full, il_q, il_o, il_q2, il_o2, il_base;
+    uint64_t *sg_lo, *sg_v; /* segment's first iteration, its index */
+    double psecs, cm_sum;   /* thread seconds, cache misses */
+    double run_it, run_s;   /* run-phase iterations, thread seconds */
+    double acc_it, acc_s;   /* this node's speed basis (published) */
     int cm_n;
     uint64_t t0;    /* first probe chunk handed out */
     double work_us; /* HetProbe-I: windows so far at their measured rates */
@@ -104,8 +112,8 @@ static uint64_t sub_off(const hcrt__cl_pool_t *p, int j)
 
 static _Thread_local struct {
     hcrt__cl_pool_t *pool;
-    int probing;
-    uint64_t t0, cm0, in0;
+    int probing, running;
+    uint64_t t0, cm0, in0, n;
 } tl;
 
 static _Thread_local int perf_fd[2] = {-2, -2}; /* misses, instructions */
@@ -306,6 +314,37 @@ static void my_share(hcrt__cl_pool_t *p, uint64_t at, uint64_t n,
     *lo = at + start[p->me], *hi = at + start[p->me + 1];
 }
 
+/* HetProbe-I, cross-node: deals the rest (n positions from `base`) to the
+ * nodes in HCRT_SCHED_REPROBE_FRACTIONS rounds, each split by the weights,
+ * instead of one contiguous range per node, so every node gets a part of
+ * every stretch of the window. With one range each, a window in which
+ * the irregular kernel's cost jumped gave one node the expensive side: the
+ * other waited 13-20 ms at the next exchange, in windows of 15-25 ms.
+ * The shares per node are those of the contiguous split, give or take
+ * rounding. 0: not dealt (HetProbe, or too few positions). */
+static int deal(hcrt__cl_pool_t *p, uint64_t base, uint64_t n, const double *w)
+{
+    hcrt__cl_hp_t *h = p->hp;
+    uint64_t F = (uint64_t)h->prm.fractions, st[p->nn + 1];
+    h->ilv = 0;
+    if (p->kind != HCRT_CLP_HETPROBE_I || F < 2 || n < F * (uint64_t)p->total)
+        return 0;
+    uint64_t R = (n + F - 1) / F, full = n / R, L = n - full * R;
+    if (hcrt__sched_weighted_split(R, p->nn, w, h->thr, st) != HCRT_OK)
+        hcrt__sched_weighted_split(R, p->nn, NULL, h->thr, st);
+    h->il_q = st[p->me + 1] - st[p->me], h->il_o = st[p->me];
+    h->il_q2 = h->il_o2 = 0;
+    if (L) {
+        if (hcrt__sched_weighted_split(L, p->nn, w, h->thr, st) != HCRT_OK)
+            hcrt__sched_weighted_split(L, p->nn, NULL, h->thr, st);
+        h->il_q2 = st[p->me + 1] - st[p->me], h->il_o2 = st[p->me];
+    }
+    h->il_len = R, h->il_full = full, h->il_base = base;
+    p->lo = 0, p->hi = full * h->il_q + h->il_q2;
+    h->ilv = 1;
+    return 1;
+}
+
 /* Runs [at, trip) under the last decision without probing again; the
  * shares go to h->d.share. */
 static void final_split(hcrt__cl_pool_t *p, uint64_t at)
@@ -323,11 +362,12 @@ static void final_split(hcrt__cl_pool_t *p, uint64_t at)
         h->d.share[k] = start[k + 1] - start[k];
     h->run_end = p->trip;
     h->nseg = 0;
+    h->ilv = 0;
     if (h->single >= 0) {
         p->lo = p->hi = at;
         if (h->single == p->me)
             p->hi = p->trip;
-    } else {
+    } else if (!deal(p, at, p->trip - at, h->weight)) {
         my_share(p, at, p->trip - at, h->weight, &p->lo, &p->hi);
     }
     h->phase = PH_RUN;
@@ -377,7 +417,7 @@ static void start_window(hcrt__cl_pool_t *p, uint64_t pos)
            L / ((UINT64_C(1) << (h->rounds + 1)) - 1) >= (uint64_t)p->local)
         h->rounds++;
     h->pchunks = L ? p->local * h->rounds : 0;
-    h->phanded = h->pdone = h->closed = h->nseg = 0;
+    h->phanded = h->pdone = h->closed = h->nseg = h->ilv = 0;
     h->close_us = 0;
     h->t0 = 0;
     h->psecs = h->cm_sum = 0.0, h->cm_n = 0;
@@ -535,6 +575,26 @@ void hcrt__cl_hp_free(hcrt__cl_pool_t *p)
     free(h);
 }
 
+/* The thread seconds published with this node's probe iterations: those
+ * at the node's speed over its probe and the run phase before it (the
+ * last window's share), each window's added to half the earlier ones'
+ * (window 0: the probe alone, so HetProbe is unchanged). HetProbe-I's
+ * probes alone misjudged regular loops: 1-2 ms each, and node 0's ran
+ * while its service thread answered the others' polls of the close and
+ * exchange words (its home), so ep's node 0 measured 0.77 of node 1 in
+ * every window while the run phases went at equal speeds (13 vs 16 ms
+ * per window, 3-5 ms of waiting in each exchange); and one lost time
+ * slice made a node of the irregular kernel look 20x slower. */
+static double published_secs(hcrt__cl_hp_t *h, uint64_t iters)
+{
+    h->acc_it = 0.5 * h->acc_it + (double)iters + h->run_it;
+    h->acc_s = 0.5 * h->acc_s + h->psecs + h->run_s;
+    h->run_it = h->run_s = 0.0;
+    if (iters == 0 || !(h->acc_it > 0.0) || !(h->acc_s > 0.0))
+        return h->psecs;
+    return (double)iters * h->acc_s / h->acc_it;
+}
+
 /* The leader's part: publish, gather, decide, split the window's rest. */
 static void exchange(hcrt__cl_pool_t *p)
 {
@@ -548,7 +608,8 @@ static void exchange(hcrt__cl_pool_t *p)
     double el_us = h->t0 ? (double)(hcrt__now_ns() - h->t0) / 1e3 : 0;
     if (h->pchunks && !h->closed) /* done first: the others stop */
         hcrt__cl_close(p, win, (uint64_t)el_us);
-    uint64_t v[5] = {sub_off(p, h->pchunks), hcrt__cl_fbits(h->psecs), tr,
+    uint64_t it = sub_off(p, h->pchunks);
+    uint64_t v[5] = {it, hcrt__cl_fbits(published_secs(h, it)), tr,
                      hcrt__cl_fbits(el_us),
                      hcrt__cl_pack_cmpki(h->cm_n ? h->cm_sum / h->cm_n : -1)};
     hcrt__hetprobe_node_meas_t m[nn];
@@ -620,7 +681,8 @@ static void exchange(hcrt__cl_pool_t *p)
     record(p, d, 1, win == 0);
     d->meas = NULL;
     pthread_mutex_lock(&p->mu);
-    p->lo = base + start[p->me], p->hi = base + start[p->me + 1];
+    if (d->kind != HCRT_HP_CROSS || !deal(p, base, n, d->csr))
+        p->lo = base + start[p->me], p->hi = base + start[p->me + 1];
     h->win++;
     h->phase = PH_RUN;
     h->exchanging = 0;
@@ -641,18 +703,37 @@ static void close_probe(hcrt__cl_hp_t *h)
     tl.probing = 0;
 }
 
-/* Maps a chunk of the segment index (after a window closed early) to
- * loop iterations, cut at its segment's end (the rest stays in the pool). */
+/* Maps a chunk just taken from the node's range to loop iterations: its
+ * dealt piece (deal()) to the rest's positions, then a position of the
+ * segment index (after a window closed early) to its segment's
+ * iterations; cut where either mapping jumps, the rest going back to the
+ * pool (the take had just moved p->lo past the chunk). */
 static void unindex(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
 {
     hcrt__cl_hp_t *h = p->hp;
-    int s = 0;
-    while (s + 1 < h->nseg && h->sg_v[s + 1] <= *first)
-        s++;
-    uint64_t end = h->sg_v[s + 1];
-    if (*first + *n > end)
-        p->lo = end, *n = end - *first;
-    *first = h->sg_lo[s] + (*first - h->sg_v[s]);
+    uint64_t f = *first, c = *n;
+    if (h->ilv) {
+        uint64_t r = h->il_q ? f / h->il_q : h->il_full, end, g;
+        if (r < h->il_full) {
+            end = (r + 1) * h->il_q;
+            g = r * h->il_len + h->il_o + (f - r * h->il_q);
+        } else {
+            end = h->il_full * h->il_q + h->il_q2;
+            g = h->il_full * h->il_len + h->il_o2 + (f - h->il_full * h->il_q);
+        }
+        c = c < end - f ? c : end - f;
+        f = g + h->il_base;
+    }
+    if (h->nseg) {
+        int s = 0;
+        while (s + 1 < h->nseg && h->sg_v[s + 1] <= f)
+            s++;
+        uint64_t end = h->sg_v[s + 1];
+        c = c < end - f ? c : end - f;
+        f = h->sg_lo[s] + (f - h->sg_v[s]);
+    }
+    p->lo = *first + c;
+    *first = f, *n = c;
 }
 
 /* Whether this node's probe is over (at a round's start, under p->mu):
@@ -678,6 +759,11 @@ int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
     pthread_mutex_lock(&p->mu);
     if (tl.probing && tl.pool == p)
         close_probe(h);
+    if (tl.running && tl.pool == p) { /* a run-phase chunk's time */
+        h->run_s += (double)(hcrt__now_ns() - tl.t0) / 1e9;
+        h->run_it += (double)tl.n;
+        tl.running = 0;
+    }
     for (;;) {
         /* after every thread had a sub-chunk: stop once a node is done
          * (looked up at the start of each round: a DSM load, remote on
@@ -720,8 +806,10 @@ int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
         }
         if (h->phase == PH_RUN && p->lo < p->hi) {
             *n = hcrt__cl_take(p, 1, h->prm.min_chunk, h->max_c, first);
-            if (h->nseg)
+            if (h->nseg || h->ilv)
                 unindex(p, first, n);
+            tl.pool = p, tl.running = 1, tl.n = *n;
+            tl.t0 = hcrt__now_ns();
             break;
         }
         if (h->phase == PH_RUN && h->run_end < p->trip) {

@@ -13,16 +13,17 @@
  *   window's start is known to every node; it begins with a probe slice
  *   split over the nodes by the current CSR estimate (in growing rounds
  *   of one sub-chunk per thread); the first node done closes the window
- *   (a DSM word), the others stop after their running sub-chunks, each
- *   node publishes its measurement (iterations run, thread seconds, DSM
- *   page transfers, elapsed time, cache misses) in DSM words,
- *   waits for every node's, and then every node runs the same pure decision
- *   (hcrt__hetprobe_decide) and split (hcrt__sched_weighted_split) on the
- *   same numbers: the window's rest, with the probe iterations left
- *   undone, is divided identically everywhere
- *   without a central owner, so no iteration runs twice or is skipped for
- *   any node count. Inside its range a node hands out guided chunks (at
- *   most 1/fractions of a thread's share under HetProbe-I). Nodes without a
+ *   (a message to the others), the others stop after their running
+ *   sub-chunks, each node sends its measurement (iterations run, thread
+ *   seconds, DSM page transfers, elapsed time, cache misses) to the
+ *   others, waits for every node's, and then every node runs the same pure
+ * decision (hcrt__hetprobe_decide) and split (hcrt__sched_weighted_split) on
+ * the same numbers: the window's rest, with the probe iterations left undone,
+ * is divided identically everywhere without a central owner, so no iteration
+ * runs twice or is skipped for any node count. Inside its range a node hands
+ * out guided chunks (at most 1/fractions of a thread's share under HetProbe-I,
+ * whose cross-node rests are dealt to the nodes in `fractions` rounds rather
+ *   than one range each). Nodes without a
  *   share go on to the next window (or the loop's end barrier) at once.
  * Only the node's leader (the thread finishing the node's last probe chunk)
  * touches the network during an exchange; the others sleep on a condition
@@ -34,7 +35,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
@@ -43,34 +43,17 @@
 #include "libhcrt/log.h"
 #include "libhcrt/runtime.h"
 
-#define ITER_BITS 40
+#define ITER_BITS 40 /* a dynamic loop's counter: sequence | next iteration */
 #define ITER_MASK ((UINT64_C(1) << ITER_BITS) - 1)
-#define WORDS 5                       /* published per node per window */
-#define XWORDS(nn) ((nn) * WORDS + 1) /* per window: nodes' words, close */
-#define MAX_WORDS 256                 /* sequence numbers one loop may take */
+#define WORDS 5         /* a node's measurement (hcrt__cl_publish) */
+#define MAX_WINDOWS 64  /* HetProbe-I windows of one loop, at most */
+#define TAG_SPAN 0x4000 /* tags: (pool sequence + window) mod span */
+#define TAG_CLOSE 0x4000
 
 hcrt__cl_sched_state_t hcrt__cl_sched;
 
 static pthread_mutex_t table_mu = PTHREAD_MUTEX_INITIALIZER;
 static hcrt__cl_pool_t *table; /* live pools of this node */
-
-/* ---- tagged DSM words: sequence number (24 bits) | payload (40 bits) --- */
-
-static uint64_t word_load(uint32_t seq, int *ok)
-{
-    uint64_t w = hcrt__dsm_atomic(hcrt__cluster_slot(seq), 8, HCRT_DSM_AT_INT,
-                                  HCRT_DSM_AOP_LOAD, 0, 0, __ATOMIC_RELAXED);
-    *ok = (w >> ITER_BITS) == (seq & 0xffffff);
-    return w & ITER_MASK;
-}
-
-static void word_store(uint32_t seq, uint64_t v)
-{
-    hcrt__dsm_atomic(
-        hcrt__cluster_slot(seq), 8, HCRT_DSM_AT_INT, HCRT_DSM_AOP_STORE,
-        ((uint64_t)(seq & 0xffffff) << ITER_BITS) | (v & ITER_MASK), 0,
-        __ATOMIC_RELAXED);
-}
 
 static uint64_t fbits(double d)
 {
@@ -86,14 +69,6 @@ static double bitsf(uint64_t v)
     float f;
     memcpy(&f, &u, 4);
     return f;
-}
-
-static void nap(long *ns)
-{
-    struct timespec ts = {0, *ns};
-    nanosleep(&ts, NULL);
-    if (*ns < 1000000)
-        *ns *= 2;
 }
 
 /* ---- the pool table ---------------------------------------------------- */
@@ -114,6 +89,10 @@ static hcrt__cl_pool_t *pool_new(hcrt_ident_t *loc, hcrt__cl_pool_kind_t kind,
     p->me = hcrt__rank();
     p->local = hcrt__cluster_team.local;
     p->total = hcrt__cluster_team.total;
+    p->xwin = -1;
+    if (!(p->xgot = calloc((size_t)p->nn, 1)) ||
+        !(p->xreq = calloc(2 * (size_t)p->nn, sizeof(MPI_Request))))
+        hcrt_fatal(HCRT_MOD_SCHED, "out of memory for a loop pool");
     if (kind >= HCRT_CLP_HETPROBE)
         hcrt__cl_hp_setup(p, pct);
     return p;
@@ -124,10 +103,8 @@ hcrt__cl_pool_t *hcrt__cl_pool_join(hcrt_ident_t *loc,
                                     uint64_t trip, uint64_t chunk, int pct)
 {
     hcrt__cl_sched_load();
-    if (kind >= HCRT_CLP_HETPROBE) /* claims the exchange words */
-        for (int i =
-                 hcrt__cl_hp_windows(kind, trip, pct) * XWORDS(hcrt__size());
-             i > 0; i--)
+    if (kind >= HCRT_CLP_HETPROBE) /* one sequence number (tag) a window */
+        for (int i = hcrt__cl_hp_windows(kind, trip, pct); i > 0; i--)
             (void)hcrt__cluster_next_ws();
     pthread_mutex_lock(&table_mu);
     hcrt__cl_pool_t *p = table;
@@ -154,6 +131,7 @@ static void pool_leave(hcrt__cl_pool_t *p)
         *q = p->next;
         pthread_mutex_unlock(&table_mu);
         hcrt__cl_hp_free(p);
+        free(p->xgot), free(p->xreq);
         pthread_mutex_destroy(&p->mu);
         pthread_cond_destroy(&p->cv);
         free(p);
@@ -256,37 +234,92 @@ int hcrt__cl_pool_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
 
 /* ---- exchange of probe measurements ------------------------------------- */
 
-/* Sequence number of word w of node k in window `win`. */
-static uint32_t xseq(const hcrt__cl_pool_t *p, int win, int k, int w)
+/* Messages on a communicator of their own (hcrt__cluster_sched_comm),
+ * sent and received by the nodes' own threads: a node's leader sends its
+ * measurement to every other node and receives theirs; the first node
+ * done with its probe sends each a close. These were DSM words homed at
+ * node 0: every load by another node waited for node 0's DSM service
+ * thread, which shares a core with node 0's compute thread and got it a
+ * time slice late - per word, five words per node per exchange. A
+ * HetProbe-I window of 15 ms of ep spent 7-20 ms gathering, and node 1's
+ * polls of the close word took its probe 3-15 ms for a handful of
+ * iterations. Tags: a loop claims one sequence number per window, so
+ * (sequence + window) mod TAG_SPAN tells apart the windows of the loops
+ * running at once; every message of a window is received before the
+ * window ends, so none is left for a later tag's reuse. */
+
+static MPI_Comm xcomm(void)
 {
-    return p->seq + 1 + (uint32_t)(win * XWORDS(p->nn) + k * WORDS + w);
+    return hcrt__cluster_sched_comm();
 }
 
-/* The probe window's close word (after the nodes' words of the window). */
-static uint32_t cseq(const hcrt__cl_pool_t *p, int win)
+static int xtag(const hcrt__cl_pool_t *p, int win)
 {
-    return p->seq + 1 + (uint32_t)(win * XWORDS(p->nn) + p->nn * WORDS);
+    return (int)((p->seq + 1 + (uint32_t)win) % TAG_SPAN);
+}
+
+static void xcheck(int rc, const char *what)
+{
+    if (rc != MPI_SUCCESS)
+        hcrt_fatal(HCRT_MOD_SCHED, "probe exchange: %s failed", what);
+}
+
+/* Per-window state: which nodes' close this node received. */
+static void xwindow(hcrt__cl_pool_t *p, int win)
+{
+    if (p->xwin == win)
+        return;
+    p->xwin = win;
+    p->xsent = 0;
+    p->xclose = 0;
+    memset(p->xgot, 0, (size_t)p->nn);
 }
 
 void hcrt__cl_close(hcrt__cl_pool_t *p, int win, uint64_t probe_us)
 {
-    word_store(cseq(p, win), probe_us + 1);
+    uint64_t v = probe_us + 1;
+    xwindow(p, win);
+    p->xsent = 1;
+    for (int k = 0; k < p->nn; k++)
+        if (k != p->me)
+            xcheck(MPI_Send(&v, 1, MPI_UINT64_T, k, xtag(p, win) | TAG_CLOSE,
+                            xcomm()),
+                   "send (close)");
+}
+
+static void recv_close(hcrt__cl_pool_t *p, int win, int from)
+{
+    uint64_t v;
+    MPI_Status st;
+    xcheck(MPI_Recv(&v, 1, MPI_UINT64_T, from, xtag(p, win) | TAG_CLOSE,
+                    xcomm(), &st),
+           "receive (close)");
+    p->xgot[st.MPI_SOURCE] = 1;
+    if (!p->xclose)
+        p->xclose = v ? v : 1;
 }
 
 uint64_t hcrt__cl_closed(hcrt__cl_pool_t *p, int win)
 {
-    int ok;
-    uint64_t v = word_load(cseq(p, win), &ok);
-    return ok ? (v ? v : 1) : 0;
+    int flag = 0;
+    MPI_Status st;
+    xwindow(p, win);
+    if (p->xclose)
+        return p->xclose;
+    xcheck(MPI_Iprobe(MPI_ANY_SOURCE, xtag(p, win) | TAG_CLOSE, xcomm(), &flag,
+                      &st),
+           "probe (close)");
+    if (flag)
+        recv_close(p, win, st.MPI_SOURCE);
+    return p->xclose;
 }
 
 /* Exchange windows of a loop: 0 when too small to probe, 1 for HetProbe,
- * the re-probe count (capped so a loop takes at most MAX_WORDS sequence
- * numbers) for HetProbe-I. The same on every thread of every node. */
+ * the re-probe count (at most MAX_WINDOWS) for HetProbe-I. The same on
+ * every thread of every node. */
 int hcrt__cl_hp_windows(hcrt__cl_pool_kind_t kind, uint64_t trip, int pct)
 {
     const hcrt__hetprobe_params_t *s = &hcrt__cl_sched.hp.params;
-    int nn = hcrt__size();
     uint64_t T = (uint64_t)hcrt__cluster_team.total;
 
     if (trip < 2 * s->min_probe_iters * T)
@@ -294,43 +327,59 @@ int hcrt__cl_hp_windows(hcrt__cl_pool_kind_t kind, uint64_t trip, int pct)
     if (kind != HCRT_CLP_HETPROBE_I)
         return 1;
     double rp = pct > 0 ? pct : s->reprobe_pct;
-    int n = (int)ceil(100.0 / rp) + 2, cap = MAX_WORDS / XWORDS(nn);
-    cap = cap < 2 ? 2 : cap;
-    return n < cap ? n : cap;
+    int n = (int)ceil(100.0 / rp) + 2;
+    return n < MAX_WINDOWS ? n : MAX_WINDOWS;
 }
 
-void hcrt__cl_publish(hcrt__cl_pool_t *p, int win, const uint64_t v[5])
+static hcrt__hetprobe_node_meas_t decode(const uint64_t *v)
 {
-    for (int w = 0; w < WORDS; w++) /* word 4 last: readers poll it */
-        word_store(xseq(p, win, p->me, w), v[w]);
+    double secs = bitsf(v[1]), elapsed_us = bitsf(v[3]);
+    double cm = bitsf(v[4] & 0xffffffffu);
+    return (hcrt__hetprobe_node_meas_t){
+        .iters = v[0],
+        .speed = secs > 0 && v[0] > 0 ? (double)v[0] / secs : 0.0,
+        .faults = v[2],
+        .period_us = v[2] ? elapsed_us / (double)v[2] : 0.0,
+        .cmpki = (v[4] >> 32) & 1 ? cm : -1.0};
 }
 
-/* Waits (napping, the leader alone) until every node published window
- * `win`, then fills m[] and the per-node thread seconds. */
+/* The message: the WORDS words, then whether this node sent a close
+ * (receivers then take it before the window ends). */
+void hcrt__cl_publish(hcrt__cl_pool_t *p, int win, const uint64_t v[WORDS])
+{
+    xwindow(p, win);
+    memcpy(p->xmine, v, sizeof(uint64_t) * WORDS);
+    p->xmine[WORDS] = (uint64_t)p->xsent;
+    for (int k = 0, i = 0; k < p->nn; k++)
+        if (k != p->me)
+            xcheck(MPI_Isend(p->xmine, WORDS + 1, MPI_UINT64_T, k, xtag(p, win),
+                             xcomm(), &p->xreq[i++]),
+                   "send");
+}
+
+/* Waits (the leader alone) for every node's measurement of window `win`
+ * and fills m[]. */
 void hcrt__cl_gather(hcrt__cl_pool_t *p, int win, hcrt__hetprobe_node_meas_t *m)
 {
-    for (int k = 0; k < p->nn; k++) {
-        uint64_t v[WORDS];
-        int ok;
-        long ns = 20000;
-        while (v[4] = word_load(xseq(p, win, k, 4), &ok), !ok)
-            nap(&ns);
-        for (int w = 0; w < 4; w++) {
-            v[w] = word_load(xseq(p, win, k, w), &ok);
-            if (!ok)
-                hcrt_fatal(HCRT_MOD_SCHED,
-                           "probe exchange of node %d out of order "
-                           "(internal error)",
-                           k);
+    int nn = p->nn, no = nn - 1;
+    uint64_t in[nn > 1 ? no : 1][WORDS + 1];
+    MPI_Request *rq = p->xreq + no;
+    for (int k = 0, i = 0; k < nn; k++)
+        if (k != p->me)
+            xcheck(MPI_Irecv(in[i], WORDS + 1, MPI_UINT64_T, k, xtag(p, win),
+                             xcomm(), &rq[i]),
+                   "receive"),
+                i++;
+    xcheck(MPI_Waitall(2 * no, p->xreq, MPI_STATUSES_IGNORE), "wait");
+    for (int k = 0, i = 0; k < nn; k++) {
+        if (k == p->me) {
+            m[k] = decode(p->xmine);
+            continue;
         }
-        double secs = bitsf(v[1]), elapsed_us = bitsf(v[3]);
-        double cm = bitsf(v[4] & 0xffffffffu);
-        m[k] = (hcrt__hetprobe_node_meas_t){
-            .iters = v[0],
-            .speed = secs > 0 && v[0] > 0 ? (double)v[0] / secs : 0.0,
-            .faults = v[2],
-            .period_us = v[2] ? elapsed_us / (double)v[2] : 0.0,
-            .cmpki = (v[4] >> 32) & 1 ? cm : -1.0};
+        m[k] = decode(in[i]);
+        if (in[i][WORDS] && !p->xgot[k])
+            recv_close(p, win, k);
+        i++;
     }
 }
 

@@ -5,6 +5,7 @@
 #ifndef HCRT_CLUSTER_SCHED_INT_H
 #define HCRT_CLUSTER_SCHED_INT_H
 
+#include <mpi.h>
 #include <pthread.h>
 #include <stdint.h>
 
@@ -26,6 +27,14 @@ struct hcrt__cl_pool {
     uint64_t lo, hi;         /* this node's current range */
     uint64_t refills, chunks;
     hcrt__cl_hp_t *hp;
+    /* the probe exchange's window (cluster_sched.c): its number, whether
+     * this node sent a close, the first close received (its value), from
+     * which nodes a close came, this node's message, its requests */
+    int xwin, xsent;
+    uint64_t xclose;
+    uint8_t *xgot;
+    uint64_t xmine[6];
+    MPI_Request *xreq;
 };
 
 typedef struct hcrt__cl_sched_state {
@@ -54,7 +63,7 @@ void hcrt__cl_gather(hcrt__cl_pool_t *p, int win,
                      hcrt__hetprobe_node_meas_t *m);
 /* Closes probe window `win` for every node (the first node done with its
  * probe share, after probe_us of probing); 0 while nobody closed it, else
- * the closer's probe time in µs + 1 (a DSM load at the word's home). */
+ * the closer's probe time in µs + 1 (a local check for a message). */
 void hcrt__cl_close(hcrt__cl_pool_t *p, int win, uint64_t probe_us);
 uint64_t hcrt__cl_closed(hcrt__cl_pool_t *p, int win);
 uint64_t hcrt__cl_pack_cmpki(double cmpki);
