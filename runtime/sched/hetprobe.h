@@ -74,7 +74,9 @@ typedef enum hcrt__hetprobe_why {
     HCRT_HP_WHY_ONE_NODE = 4,        /* a one-node cluster */
     HCRT_HP_WHY_SMALL_LOOP = 5,      /* too few iterations to probe */
     HCRT_HP_WHY_CACHED = 6,          /* probe cache: stable loop */
-    HCRT_HP_WHY_REMAINDER_SMALL = 7  /* HetProbe-I: remainder too small */
+    HCRT_HP_WHY_REMAINDER_SMALL = 7, /* HetProbe-I: remainder too small */
+    HCRT_HP_WHY_CRAWLS = 8 /* >= 2 nodes above thr, but faulting nodes ran
+                              below the faulting floor: < 2 left */
 } hcrt__hetprobe_why_t;
 
 typedef enum hcrt__hetprobe_tie {
@@ -104,6 +106,7 @@ typedef struct hcrt__hetprobe_decision {
     uint64_t first;       /* logical iterations done or handed out before */
     uint64_t remaining;   /* iterations this decision distributed */
     double threshold_us;  /* the fault-period threshold in force */
+    double floor;         /* the faulting floor in force (WHY_CRAWLS) */
     double min_period_us; /* smallest fault period measured (inf: none) */
     double *csr;          /* per-thread speed / fastest (0: not used) */
     uint64_t *share;      /* iterations given to each node */
@@ -135,6 +138,7 @@ typedef struct hcrt__hetprobe_params {
     uint64_t min_probe_iters; /* per thread; smaller loops: no probe. 4 */
     double threshold_us;      /* fault period above which cross-node; 100 */
     double speed_tie;         /* relative throughput gap still a tie; 0.02 */
+    double faulting_floor;    /* HCRT_HP_FAULTING_FLOOR */
     uint64_t min_chunk;       /* smallest chunk after a decision; 1 */
     int fractions;            /* HetProbe-I: grabs per thread per window; 4 */
 } hcrt__hetprobe_params_t;
@@ -247,7 +251,7 @@ hcrt_status_t hcrt__probecache_lookup(hcrt__probecache_t *pc, uint64_t loop,
                                       const hcrt__hetprobe_decision_t **reuse,
                                       const double **prior);
 /* Whether `node` sits out this run's probe of `loop`: a node that crawled
- * while it faulted (below HCRT_HP_FAULTING_FLOOR of the fastest, so the
+ * while it faulted (below the faulting floor of the fastest, so the
  * decision leaves it out whatever it measures) in c probed runs in a row
  * is probed again only after 2^c - 1 runs without it (c capped at
  * HCRT_HP_REST_MAX_LOG2: every 64th run), in case it has sped up, e.g.
@@ -287,14 +291,20 @@ const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,
 
 #define HCRT_HP_DEFAULT_THRESHOLD_US 100.0
 /* A node that runs below this fraction of the fastest node's per-thread
- * speed while taking faults is left out of a cross-node split. */
-#define HCRT_HP_FAULTING_FLOOR 0.02
+ * speed while taking faults is left out of a cross-node split (default of
+ * HCRT_SCHED_FAULTING_FLOOR). It would add at most floor / (1 + floor) of
+ * the loop's throughput, and the probe does not see what its share costs
+ * the others: its written pages going home as diffs and being fetched
+ * back, the homes' service threads answering it while they compute. With
+ * 0.02, triad's node 1 measured 0.04-0.09 of node 0 while fetching, was
+ * given its share, and the first call took 0.74-1.47 s instead of 0.44. */
+#define HCRT_HP_FAULTING_FLOOR 0.2
 /* Whether a node measured at `speed` with `faults` crawls while faulting,
  * against the fastest node's speed (the decision rule, the probe cache). */
 static inline int hcrt__hetprobe_crawls(double speed, uint64_t faults,
-                                        double fastest)
+                                        double fastest, double floor)
 {
-    return faults > 0 && speed < HCRT_HP_FAULTING_FLOOR * fastest;
+    return faults > 0 && speed < floor * fastest;
 }
 
 /* A calibration file (docs/hetprobe.md): '#' comments and `key = value`

@@ -205,8 +205,8 @@ static int drifted(const hcrt__probecache_t *pc, const entry_t *e,
         /* A node crawling (below the floor of the decision rule) before
          * and now contributes nothing either way: the noise of its tiny
          * probe slices is not drift. */
-        int crawl = e->speed[k] < HCRT_HP_FAULTING_FLOOR * old_max &&
-                    m[k].speed < HCRT_HP_FAULTING_FLOOR * new_max;
+        double fl = pc->hp.faulting_floor;
+        int crawl = e->speed[k] < fl * old_max && m[k].speed < fl * new_max;
         if (m[k].iters > 0 && !crawl &&
             outside(e->speed[k], m[k].speed, pc->p.drift))
             return 1;
@@ -250,7 +250,8 @@ hcrt_status_t hcrt__probecache_update(hcrt__probecache_t *pc, uint64_t loop,
             e->idle[k]++;
             continue;
         }
-        int crawl = hcrt__hetprobe_crawls(m[k].speed, m[k].faults, fastest);
+        int crawl = hcrt__hetprobe_crawls(m[k].speed, m[k].faults, fastest,
+                                          pc->hp.faulting_floor);
         e->crawl[k] = crawl ? e->crawl[k] + 1 : 0;
         e->idle[k] = 0;
     }

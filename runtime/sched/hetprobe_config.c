@@ -23,6 +23,7 @@ static void load_params(hcrt__hetprobe_settings_t *out)
     p->min_probe_iters =
         (uint64_t)hcrt__config_int("HCRT_SCHED_PROBE_MIN_ITERS");
     p->speed_tie = hcrt__config_double("HCRT_SCHED_SPEED_TIE");
+    p->faulting_floor = hcrt__config_double("HCRT_SCHED_FAULTING_FLOOR");
     p->fractions = (int)hcrt__config_int("HCRT_SCHED_REPROBE_FRACTIONS");
     hcrt__probecache_params_default(&out->cache);
     out->cache.alpha = hcrt__config_double("HCRT_SCHED_PROBE_EWMA");

@@ -17,6 +17,7 @@ void hcrt__hetprobe_params_default(hcrt__hetprobe_params_t *p)
     p->min_probe_iters = 4;
     p->threshold_us = HCRT_HP_DEFAULT_THRESHOLD_US;
     p->speed_tie = 0.02;
+    p->faulting_floor = HCRT_HP_FAULTING_FLOOR;
     p->min_chunk = 1;
     p->fractions = 4;
 }
@@ -37,6 +38,8 @@ hcrt_status_t hcrt__hetprobe_params_check(const hcrt__hetprobe_params_t *p,
         why = "fault-period threshold must be a positive number of us";
     else if (!(p->speed_tie >= 0.0 && p->speed_tie < 1.0))
         why = "speed tie tolerance must be in [0, 1)";
+    else if (!(p->faulting_floor >= 0.0 && p->faulting_floor < 1.0))
+        why = "faulting floor must be in [0, 1)";
     else if (p->min_chunk < 1)
         why = "minimum chunk must be >= 1";
     else if (p->fractions < 1)
@@ -182,7 +185,7 @@ static void pick_single(const hcrt__hetprobe_params_t *p, int nnodes,
 }
 
 /* Eligible for a cross-node split: faults rare enough to amortise and a
- * measured speed, unless the node ran below HCRT_HP_FAULTING_FLOOR of the
+ * measured speed, unless the node ran below p->faulting_floor of the
  * fastest while taking faults. A probe cut short after a page transfer or
  * two (one iteration of a loop whose rows are thousands of pages away)
  * says little about the fault period, which is then about one fetch's
@@ -194,7 +197,7 @@ static int eligible(const hcrt__hetprobe_params_t *p,
 {
     double s = usable_speed(m);
     return period_of(m) >= p->threshold_us && s > 0.0 &&
-           !hcrt__hetprobe_crawls(s, m->faults, fastest);
+           !hcrt__hetprobe_crawls(s, m->faults, fastest, p->faulting_floor);
 }
 
 void hcrt__hetprobe_decide(const hcrt__hetprobe_params_t *p, int nnodes,
@@ -231,7 +234,13 @@ void hcrt__hetprobe_decide(const hcrt__hetprobe_params_t *p, int nnodes,
         return;
     }
     d->kind = HCRT_HP_SINGLE;
-    d->why = nnodes == 1 ? HCRT_HP_WHY_ONE_NODE : HCRT_HP_WHY_FAULTS_FREQUENT;
+    int above = 0;
+    for (int k = 0; k < nnodes; k++)
+        above += period_of(&m[k]) >= p->threshold_us && usable_speed(&m[k]) > 0;
+    d->why = nnodes == 1  ? HCRT_HP_WHY_ONE_NODE
+             : above >= 2 ? HCRT_HP_WHY_CRAWLS
+                          : HCRT_HP_WHY_FAULTS_FREQUENT;
+    d->floor = p->faulting_floor;
     for (int k = 0; k < nnodes; k++)
         d->csr[k] = fastest > 0.0 ? usable_speed(&m[k]) / fastest : 0.0;
     pick_single(p, nnodes, threads, m, d);
@@ -281,6 +290,8 @@ static const char *why_text(hcrt__hetprobe_why_t why)
         return "stable loop, decision from the probe cache";
     case HCRT_HP_WHY_REMAINDER_SMALL:
         return "remainder too small to re-probe";
+    case HCRT_HP_WHY_CRAWLS:
+        return "the others too slow while faulting";
     }
     return "?";
 }
@@ -316,6 +327,8 @@ int hcrt__hetprobe_decision_format(const hcrt__hetprobe_decision_t *d,
         at = put(buf, len, at, " of %.0f nodes, ", d->nnodes);
         at = put(buf, len, at, "min %.1fus)", d->min_period_us);
     }
+    if (d->why == HCRT_HP_WHY_CRAWLS)
+        at = put(buf, len, at, " (below %.2f of the fastest)", d->floor);
     if (d->tie == HCRT_HP_TIE_CMPKI)
         at = put(buf, len, at, "; speed tie broken by cache misses", 0.0);
     else if (d->tie == HCRT_HP_TIE_NODE_ID)

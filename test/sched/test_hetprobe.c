@@ -490,7 +490,7 @@ static void test_crawl(void)
         {.speed = 1e5, .iters = 400, .faults = 0, .cmpki = -1}};
     hcrt__hetprobe_decide(&p, 2, thr, m, &d); /* periods all >= 100 us */
     CHECK(d.kind == HCRT_HP_SINGLE && d.node == 0 &&
-              d.why == HCRT_HP_WHY_FAULTS_FREQUENT,
+              d.why == HCRT_HP_WHY_CRAWLS,
           "2 nodes: kind %d node %d why %d", d.kind, d.node, d.why);
     hcrt__hetprobe_decide(&p, 3, thr, m, &d); /* the other two share */
     CHECK(d.kind == HCRT_HP_CROSS && d.why == HCRT_HP_WHY_FAULTS_SUBSET &&
@@ -502,9 +502,17 @@ static void test_crawl(void)
     CHECK(d.kind == HCRT_HP_CROSS && d.csr[1] > 0.0,
           "no faults: kind %d csr %.4f", d.kind, d.csr[1]);
     m[1].faults = 15;
-    m[1].speed = 3e3; /* 3 % of the fastest: still worth its share */
+    m[1].speed = 1.5e4; /* 15 % of the fastest while faulting: left out */
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
-    CHECK(d.kind == HCRT_HP_CROSS, "3%%: kind %d", d.kind);
+    CHECK(d.kind == HCRT_HP_SINGLE && d.why == HCRT_HP_WHY_CRAWLS,
+          "15%%: kind %d why %d", d.kind, d.why);
+    m[1].speed = 2.5e4; /* 25 %: worth its share */
+    hcrt__hetprobe_decide(&p, 2, thr, m, &d);
+    CHECK(d.kind == HCRT_HP_CROSS, "25%%: kind %d", d.kind);
+    p.faulting_floor = 0.1; /* HCRT_SCHED_FAULTING_FLOOR */
+    m[1].speed = 1.5e4;
+    hcrt__hetprobe_decide(&p, 2, thr, m, &d);
+    CHECK(d.kind == HCRT_HP_CROSS, "floor 0.1, 15%%: kind %d", d.kind);
     hcrt__hetprobe_decision_free(&d);
 }
 
