@@ -18,8 +18,12 @@
 #   hetprobe    OMP_SCHEDULE=hetprobe
 #   hetprobe_i  OMP_SCHEDULE=hetprobe_i
 # Setups: homo (both ranks alone on their core), hog (a CPU-bound process
-# shares rank 1's core: node 1 runs at about half speed), threads
-# (HCRT_NODE_THREADS=2,1, unpinned). The DSM runs over messages
+# shares rank 1's core; every exchange and page request node 1 answers
+# waits for its time slice, so it runs 2-45x slower depending on the
+# kernel), quota (rank 1 in a cgroup with a CPU quota of BENCH_QUOTA_PCT,
+# default 50 %, of its core over a 2 ms period: a node at about half
+# speed; needs root and the cgroup v1 cpu controller or cgroup v2's
+# cpu.max), threads (HCRT_NODE_THREADS=2,1, unpinned). The DSM runs over messages
 # (HCRT_DSM_SHM=0) so the ranks behave like separate hosts; set
 # BENCH_SHM=1 to keep the same-host shared-memory path.
 # The fault-period threshold is calibrated first, as issue #5 asks, by
@@ -28,8 +32,8 @@
 # HCRT_SCHED_FAULT_PERIOD_US is set (then that is used).
 # Writes DIR/results.tsv (setup kernel config seconds), then
 # summarize.py prints the markdown table and writes DIR/hetprobe.svg.
-# A full run (scale 4, 4 calls, 9-point sweep, 3 setups: 405 runs) takes
-# about 60-90 minutes on a quiet 2-core machine; --quick (scale 1, 2 calls,
+# A full run (scale 4, 4 calls, 9-point sweep, 4 setups: 540 runs) takes
+# about 80-120 minutes on a quiet 2-core machine; --quick (scale 1, 2 calls,
 # 3-point sweep, homo + hog: 162 runs) about 10-15.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
@@ -37,7 +41,7 @@ build=${HCC_BUILD_DIR:-$here/../../build}
 out=${OUT:-/tmp/hetprobe-bench}
 scale=4 reps=4 sweep="0.25 0.5 0.67 0.8 1 1.25 1.5 2 4"
 kernels="ep bs kmeans nbody triad stencil spmv lu irreg"
-setups="homo hog threads"
+setups="homo hog quota threads"
 configs="head worker static dynamic oracle hetprobe hetprobe_i"
 while [ $# -gt 0 ]; do
     case $1 in
@@ -77,6 +81,11 @@ echo "# threshold: ${HCRT_SCHED_FAULT_PERIOD_US:+$HCRT_SCHED_FAULT_PERIOD_US us 
 # Pins each rank to one core (rank % ncores) unless the setup says not to.
 cat >"$out/pin.sh" <<'EOF'
 #!/usr/bin/env bash
+# quota setup: rank 1 (this shell, then the program it execs) joins the
+# cgroup whose CPU quota slows it
+if [ -n "${BENCH_CGROUP:-}" ] && [ "$OMPI_COMM_WORLD_RANK" = 1 ]; then
+    echo $$ >"$BENCH_CGROUP/cgroup.procs" || exit 1
+fi
 if [ "${BENCH_PIN:-1}" = 1 ]; then
     exec taskset -c $((OMPI_COMM_WORLD_RANK % $(getconf _NPROCESSORS_ONLN))) "$@"
 fi
@@ -84,8 +93,32 @@ exec "$@"
 EOF
 chmod +x "$out/pin.sh"
 
-hog_pid=
-stop_hog() { [ -n "$hog_pid" ] && kill "$hog_pid" 2>/dev/null; hog_pid=; }
+hog_pid= cgroup=
+stop_hog() {
+    [ -n "$hog_pid" ] && kill "$hog_pid" 2>/dev/null
+    hog_pid=
+    [ -n "$cgroup" ] && rmdir "$cgroup" 2>/dev/null
+    cgroup=
+}
+# make_quota_cgroup PCT: a cgroup limited to PCT % of one core over a 2 ms
+# period (short, so a probe of a few ms sees the quota rather than a burst)
+make_quota_cgroup() {
+    local pct=$1 period=2000
+    local quota=$((period * pct / 100))
+    if [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then
+        cgroup=/sys/fs/cgroup/cpu/hcc-bench-quota.$$
+        mkdir -p "$cgroup" && echo $period >"$cgroup/cpu.cfs_period_us" &&
+            echo $quota >"$cgroup/cpu.cfs_quota_us" && return 0
+    elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+        cgroup=/sys/fs/cgroup/hcc-bench-quota.$$
+        mkdir -p "$cgroup" && echo "$quota $period" >"$cgroup/cpu.max" && return 0
+    fi
+    echo "run.sh: the quota setup needs a writable cgroup cpu controller" \
+        "(cgroup v1 /sys/fs/cgroup/cpu or v2 cpu.max, as root); use" \
+        "--setups \"homo hog\" instead" >&2
+    cgroup=
+    return 1
+}
 trap stop_hog EXIT
 trap 'stop_hog; exit 130' INT TERM
 
@@ -95,10 +128,11 @@ run() {
     shift 3
     local line
     line=$(env HCRT_CLUSTER=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=${BENCH_SHM:-0} \
-        HCRT_SCHED_CSR= HCRT_NODE_THREADS= BENCH_PIN=1 "$@" \
+        HCRT_SCHED_CSR= HCRT_NODE_THREADS= BENCH_PIN=1 BENCH_CGROUP=$cgroup "$@" \
         timeout -k 5 600 mpirun --oversubscribe --bind-to none \
         -x HCRT_CLUSTER -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x OMP_SCHEDULE \
-        -x HCRT_SCHED_CSR -x HCRT_NODE_THREADS -x BENCH_PIN -x LD_LIBRARY_PATH \
+        -x HCRT_SCHED_CSR -x HCRT_NODE_THREADS -x BENCH_PIN -x BENCH_CGROUP \
+        -x LD_LIBRARY_PATH \
         ${HCRT_SCHED_CALIBRATION:+-x HCRT_SCHED_CALIBRATION} \
         ${HCRT_SCHED_FAULT_PERIOD_US:+-x HCRT_SCHED_FAULT_PERIOD_US} -np 2 \
         "$out/pin.sh" "$out/kernels" "$kernel" "$scale" "$reps" 2>>"$out/errors.log")
@@ -120,7 +154,9 @@ for setup in $setups; do
         taskset -c $((1 % ncores)) bash -c 'while :; do :; done' &
         hog_pid=$!
         ;;
+    quota) make_quota_cgroup "${BENCH_QUOTA_PCT:-50}" || exit 2 ;;
     threads) extra=(HCRT_NODE_THREADS=2,1 BENCH_PIN=0) ;;
+    *) echo "run.sh: unknown setup '$setup' (homo, hog, quota, threads)" >&2; exit 2 ;;
     esac
     for k in $kernels; do
         for c in $configs; do
