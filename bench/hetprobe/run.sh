@@ -30,7 +30,8 @@
 # build/bin/hcrt-calibrate at 2 ranks under the same DSM settings (about
 # 10 s; DIR/calibration), unless HCRT_SCHED_CALIBRATION or
 # HCRT_SCHED_FAULT_PERIOD_US is set (then that is used).
-# Writes DIR/results.tsv (setup kernel config seconds), then
+# Writes DIR/results.tsv (setup kernel config seconds, and the seconds of
+# the calls after the first two: without the probe's first calls), then
 # summarize.py prints the markdown table and writes DIR/hetprobe.svg.
 # A full run (scale 4, 4 calls, 9-point sweep, 4 setups: 540 runs) takes
 # about 80-120 minutes on a quiet 2-core machine; --quick (scale 1, 2 calls,
@@ -127,18 +128,23 @@ run() {
     local setup=$1 kernel=$2 config=$3
     shift 3
     local line
-    line=$(env HCRT_CLUSTER=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=${BENCH_SHM:-0} \
+    line=$(env BENCH_CALLS=1 HCRT_CLUSTER=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=${BENCH_SHM:-0} \
         HCRT_SCHED_CSR= HCRT_NODE_THREADS= BENCH_PIN=1 BENCH_CGROUP=$cgroup "$@" \
         timeout -k 5 600 mpirun --oversubscribe --bind-to none \
         -x HCRT_CLUSTER -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x OMP_SCHEDULE \
         -x HCRT_SCHED_CSR -x HCRT_NODE_THREADS -x BENCH_PIN -x BENCH_CGROUP \
+        -x BENCH_CALLS \
         -x LD_LIBRARY_PATH \
         ${HCRT_SCHED_CALIBRATION:+-x HCRT_SCHED_CALIBRATION} \
         ${HCRT_SCHED_FAULT_PERIOD_US:+-x HCRT_SCHED_FAULT_PERIOD_US} -np 2 \
-        "$out/pin.sh" "$out/kernels" "$kernel" "$scale" "$reps" 2>>"$out/errors.log")
-    local t
+        "$out/pin.sh" "$out/kernels" "$kernel" "$scale" "$reps" 2>"$out/last.err")
+    # per-call times (BENCH_CALLS): the calls after the first two, i.e.
+    # without the probe's first calls; "-" with fewer than 3 calls
+    local t steady
     t=$(echo "$line" | awk -v k="$kernel" '$1 == k { print $2 }')
-    printf '%s\t%s\t%s\t%s\n' "$setup" "$kernel" "$config" "${t:-NaN}" >>"$out/results.tsv"
+    steady=$(awk '$1 == "call" { n++; if (n > 2) s += $2 } END { print (n > 2 ? s : "-") }' "$out/last.err")
+    grep -v '^call ' "$out/last.err" >>"$out/errors.log"
+    printf '%s\t%s\t%s\t%s\t%s\n' "$setup" "$kernel" "$config" "${t:-NaN}" "$steady" >>"$out/results.tsv"
     printf '%-8s %-8s %-12s %s\n' "$setup" "$kernel" "$config" "${t:-FAILED}"
 }
 
