@@ -5,7 +5,7 @@
 #                                              [--setups "homo hog"] [--out DIR]
 #                                              [--configs "hetprobe hetprobe_i"]
 #                                              [--scale S] [--reps N]
-#                                              [--sweep "0.5 1 2"]
+#                                              [--sweep "0.5 1 2"] [--repeat N]
 #
 # Builds kernels.c with hcc, then runs every kernel at 2 ranks (one thread
 # each, rank r pinned to core r % ncores) under these configurations, all
@@ -30,6 +30,7 @@
 # build/bin/hcrt-calibrate at 2 ranks under the same DSM settings (about
 # 10 s; DIR/calibration), unless HCRT_SCHED_CALIBRATION or
 # HCRT_SCHED_FAULT_PERIOD_US is set (then that is used).
+# --repeat N runs every configuration N times in a row (median reported).
 # Writes DIR/results.tsv (setup kernel config seconds, and the seconds of
 # the calls after the first two: without the probe's first calls), then
 # summarize.py prints the markdown table and writes DIR/hetprobe.svg.
@@ -40,7 +41,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${HCC_BUILD_DIR:-$here/../../build}
 out=${OUT:-/tmp/hetprobe-bench}
-scale=4 reps=4 sweep="0.25 0.5 0.67 0.8 1 1.25 1.5 2 4"
+scale=4 reps=4 repeat=1 sweep="0.25 0.5 0.67 0.8 1 1.25 1.5 2 4"
 kernels="ep bs kmeans nbody triad stencil spmv lu irreg"
 setups="homo hog quota threads"
 configs="head worker static dynamic oracle hetprobe hetprobe_i"
@@ -54,6 +55,7 @@ while [ $# -gt 0 ]; do
     --scale) scale=$2; shift ;;
     --reps) reps=$2; shift ;;
     --sweep) sweep=$2; shift ;;
+    --repeat) repeat=$2; shift ;;
     *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
     shift
@@ -123,8 +125,15 @@ make_quota_cgroup() {
 trap stop_hog EXIT
 trap 'stop_hog; exit 130' INT TERM
 
-# run SETUP KERNEL CONFIG [VAR=VALUE...]: one mpirun, appends a result row.
+# run SETUP KERNEL CONFIG [VAR=VALUE...]: `repeat` mpiruns, a result row
+# each (summarize.py takes the median).
 run() {
+    local i
+    for ((i = 0; i < repeat; i++)); do
+        run1 "$@"
+    done
+}
+run1() {
     local setup=$1 kernel=$2 config=$3
     shift 3
     local line
@@ -184,5 +193,5 @@ for setup in $setups; do
     stop_hog
 done
 echo "# load after: $(uptime)"
-echo "# $(($(date +%s) - start)) s; scale $scale, $reps calls, sweep $sweep"
+echo "# $(($(date +%s) - start)) s; scale $scale, $reps calls, $repeat run(s) each, sweep $sweep"
 python3 "$here/summarize.py" "$out/results.tsv" "$out/hetprobe.svg"

@@ -3,7 +3,8 @@
 
 Rows of RESULTS.tsv: setup kernel config seconds [steady], steady being
 the seconds of the calls after the first two (the probe's first calls
-excluded; "-" when not measured). Prints one markdown table
+excluded; "-" when not measured); a configuration run several times
+(run.sh --repeat) counts with its median. Prints one markdown table
 per setup (seconds per configuration, the oracle = best CSR of the sweep,
 HetProbe's and HetProbe-I's ratio to the best single node and to the
 oracle), the goal checks, and writes a grouped bar chart (speedup of each
@@ -21,9 +22,14 @@ CONFIGS = ["head", "worker", "static", "dynamic", "oracle", "hetprobe",
            "hetprobe_i"]
 
 
+def median(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[n // 2] if n % 2 else (xs[n // 2 - 1] + xs[n // 2]) / 2
+
+
 def load(path):
-    t = defaultdict(dict)
-    sweep = defaultdict(dict)
+    runs = defaultdict(list)
     for line in open(path):
         f = line.split()
         if len(f) not in (4, 5):
@@ -35,16 +41,21 @@ def load(path):
             continue
         if math.isnan(sec):
             continue
-        if config.startswith("csr="):
-            sweep[(setup, kernel)][config[4:]] = sec
-        else:
-            t[(setup, kernel)][config] = sec
+        runs[(setup, kernel, config)].append(sec)
+        if not config.startswith("csr="):
             try:
                 st = float(f[4]) if len(f) == 5 else float("nan")
             except ValueError:
                 st = float("nan")
             if not math.isnan(st):
-                t[(setup, kernel)][config + "@steady"] = st
+                runs[(setup, kernel, config + "@steady")].append(st)
+    t = defaultdict(dict)
+    sweep = defaultdict(dict)
+    for (setup, kernel, config), xs in runs.items():
+        if config.startswith("csr="):
+            sweep[(setup, kernel)][config[4:]] = median(xs)
+        else:
+            t[(setup, kernel)][config] = median(xs)
     for key, pts in sweep.items():
         w = min(pts, key=pts.get)
         t[key]["oracle"] = pts[w]
