@@ -91,7 +91,7 @@ static hcrt__cl_pool_t *pool_new(hcrt_ident_t *loc, hcrt__cl_pool_kind_t kind,
     p->total = hcrt__cluster_team.total;
     p->xwin = -1;
     if (!(p->xgot = calloc((size_t)p->nn, 1)) ||
-        !(p->xreq = calloc(2 * (size_t)p->nn, sizeof(MPI_Request))))
+        !(p->xreq = calloc(3 * (size_t)p->nn, sizeof(MPI_Request))))
         hcrt_fatal(HCRT_MOD_SCHED, "out of memory for a loop pool");
     if (kind >= HCRT_CLP_HETPROBE)
         hcrt__cl_hp_setup(p, pct);
@@ -273,17 +273,24 @@ static void xwindow(hcrt__cl_pool_t *p, int win)
     p->xsent = 0;
     p->xclose = 0;
     memset(p->xgot, 0, (size_t)p->nn);
+    for (int i = 0; i < 3 * p->nn; i++)
+        p->xreq[i] = MPI_REQUEST_NULL;
 }
 
+/* Sent without waiting (completed with the window's gather), so that no
+ * node blocks in a send that its peer, waiting for this node's
+ * measurement, has not received yet. */
 void hcrt__cl_close(hcrt__cl_pool_t *p, int win, uint64_t probe_us)
 {
-    uint64_t v = probe_us + 1;
+    int no = p->nn - 1;
     xwindow(p, win);
     p->xsent = 1;
-    for (int k = 0; k < p->nn; k++)
+    p->xclose_v = probe_us + 1;
+    for (int k = 0, i = 0; k < p->nn; k++)
         if (k != p->me)
-            xcheck(MPI_Send(&v, 1, MPI_UINT64_T, k, xtag(p, win) | TAG_CLOSE,
-                            xcomm()),
+            xcheck(MPI_Isend(&p->xclose_v, 1, MPI_UINT64_T, k,
+                             xtag(p, win) | TAG_CLOSE, xcomm(),
+                             &p->xreq[2 * no + i++]),
                    "send (close)");
 }
 
@@ -370,7 +377,7 @@ void hcrt__cl_gather(hcrt__cl_pool_t *p, int win, hcrt__hetprobe_node_meas_t *m)
                              xcomm(), &rq[i]),
                    "receive"),
                 i++;
-    xcheck(MPI_Waitall(2 * no, p->xreq, MPI_STATUSES_IGNORE), "wait");
+    xcheck(MPI_Waitall(3 * no, p->xreq, MPI_STATUSES_IGNORE), "wait");
     for (int k = 0, i = 0; k < nn; k++) {
         if (k == p->me) {
             m[k] = decode(p->xmine);

@@ -29,9 +29,10 @@ struct hcrt__cl_pool {
     hcrt__cl_hp_t *hp;
     /* the probe exchange's window (cluster_sched.c): its number, whether
      * this node sent a close, the first close received (its value), from
-     * which nodes a close came, this node's message, its requests */
+     * which nodes a close came, this node's message and close, the
+     * requests (measurement sends, receives, close sends: nn - 1 each) */
     int xwin, xsent;
-    uint64_t xclose;
+    uint64_t xclose, xclose_v;
     uint8_t *xgot;
     uint64_t xmine[6];
     MPI_Request *xreq;
