@@ -658,7 +658,7 @@ static void exchange(hcrt__cl_pool_t *p)
          * HCRT_SCHED_REPROBE_MIN_US=0 every window is taken regardless. */
         if (p->kind == HCRT_CLP_HETPROBE_I && hpi_min_window_us > 0 &&
             (d->why == HCRT_HP_WHY_FAULTS_FREQUENT ||
-             d->why == HCRT_HP_WHY_CRAWLS))
+             d->why == HCRT_HP_WHY_CRAWLS || d->why == HCRT_HP_WHY_UNMEASURED))
             h->maxwin = win + 1;
     }
     for (int k = 0; k < nn; k++)

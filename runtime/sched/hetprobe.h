@@ -75,8 +75,10 @@ typedef enum hcrt__hetprobe_why {
     HCRT_HP_WHY_SMALL_LOOP = 5,      /* too few iterations to probe */
     HCRT_HP_WHY_CACHED = 6,          /* probe cache: stable loop */
     HCRT_HP_WHY_REMAINDER_SMALL = 7, /* HetProbe-I: remainder too small */
-    HCRT_HP_WHY_CRAWLS = 8 /* >= 2 nodes above thr, but faulting nodes ran
-                              below the faulting floor: < 2 left */
+    HCRT_HP_WHY_CRAWLS = 8,    /* >= 2 nodes above thr, but faulting nodes ran
+                                  below the faulting floor: < 2 left */
+    HCRT_HP_WHY_UNMEASURED = 9 /* < 2 nodes above thr, the others without
+                                  a measurement (resting, time bound) */
 } hcrt__hetprobe_why_t;
 
 typedef enum hcrt__hetprobe_tie {

@@ -234,12 +234,16 @@ void hcrt__hetprobe_decide(const hcrt__hetprobe_params_t *p, int nnodes,
         return;
     }
     d->kind = HCRT_HP_SINGLE;
-    int above = 0;
-    for (int k = 0; k < nnodes; k++)
+    int above = 0, unmeasured = 0;
+    for (int k = 0; k < nnodes; k++) {
         above += period_of(&m[k]) >= p->threshold_us && usable_speed(&m[k]) > 0;
+        unmeasured += !(usable_speed(&m[k]) > 0);
+    }
     d->why = nnodes == 1  ? HCRT_HP_WHY_ONE_NODE
              : above >= 2 ? HCRT_HP_WHY_CRAWLS
-                          : HCRT_HP_WHY_FAULTS_FREQUENT;
+             : unmeasured && above + unmeasured >= 2
+                 ? HCRT_HP_WHY_UNMEASURED
+                 : HCRT_HP_WHY_FAULTS_FREQUENT;
     d->floor = p->faulting_floor;
     for (int k = 0; k < nnodes; k++)
         d->csr[k] = fastest > 0.0 ? usable_speed(&m[k]) / fastest : 0.0;
@@ -292,6 +296,9 @@ static const char *why_text(hcrt__hetprobe_why_t why)
         return "remainder too small to re-probe";
     case HCRT_HP_WHY_CRAWLS:
         return "the others too slow while faulting";
+    case HCRT_HP_WHY_UNMEASURED:
+        return "the others measured nothing (resting after crawling, or "
+               "one iteration outlasts the probe)";
     }
     return "?";
 }

@@ -513,6 +513,13 @@ static void test_crawl(void)
     m[1].speed = 1.5e4;
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
     CHECK(d.kind == HCRT_HP_CROSS, "floor 0.1, 15%%: kind %d", d.kind);
+    /* a node that probed nothing (resting after it crawled, or held to no
+     * slice by the time bound): single, and the account says why */
+    m[1] = (hcrt__hetprobe_node_meas_t){.cmpki = -1};
+    hcrt__hetprobe_decide(&p, 2, thr, m, &d);
+    CHECK(d.kind == HCRT_HP_SINGLE && d.node == 0 &&
+              d.why == HCRT_HP_WHY_UNMEASURED,
+          "unmeasured: kind %d node %d why %d", d.kind, d.node, d.why);
     hcrt__hetprobe_decision_free(&d);
 }
 

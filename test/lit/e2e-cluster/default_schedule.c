@@ -21,7 +21,7 @@
 // HP: results ok
 // HP: loop ;{{.*}}default_schedule.c;sum.omp_outlined;0;1;;: 2 runs, 2 decisions (probed: cross 0, single 2;
 // HP-NEXT: window 0, iterations from
-// HP-NEXT: single node {{[01]}}: faults too frequent
+// HP-NEXT: single node {{[01]}}: {{faults too frequent|the others measured nothing}}
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_SCHED_DEFAULT=static %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_SCHED_DEFAULT -np 2 %t >%t.st 2>&1
 // RUN: FileCheck --check-prefix=ST %s <%t.st
 // ST: T 2 static blocks 1
