@@ -69,7 +69,6 @@ struct hcrt__cl_hp {
     uint64_t plo, phi;           /* this node's probe slice */
     uint64_t *pstart;            /* every node's probe slice (nn + 1) */
     int rounds, closed;          /* sub-chunk rounds; probe over here */
-    uint64_t close_us;           /* closer's probe time + 1 µs, 0: open */
     int pchunks, phanded, pdone; /* this node's probe chunks */
     uint64_t probed;             /* probe iterations run, all nodes */
     int nseg;                    /* > 0: [lo, hi) index these segments */
@@ -418,7 +417,6 @@ static void start_window(hcrt__cl_pool_t *p, uint64_t pos)
         h->rounds++;
     h->pchunks = L ? p->local * h->rounds : 0;
     h->phanded = h->pdone = h->closed = h->nseg = h->ilv = 0;
-    h->close_us = 0;
     h->t0 = 0;
     h->psecs = h->cm_sum = 0.0, h->cm_n = 0;
     h->probe_n = P;
@@ -747,10 +745,9 @@ static void unindex(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
 static int probe_over(hcrt__cl_pool_t *p)
 {
     hcrt__cl_hp_t *h = p->hp;
-    if (!h->close_us)
-        h->close_us = hcrt__cl_closed(p, h->win);
-    return h->close_us &&
-           (double)(hcrt__now_ns() - h->t0) / 1e3 + 1.0 >= (double)h->close_us;
+    uint64_t close_us = hcrt__cl_closed(p, h->win); /* kept once received */
+    return close_us &&
+           (double)(hcrt__now_ns() - h->t0) / 1e3 + 1.0 >= (double)close_us;
 }
 
 int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
@@ -809,8 +806,10 @@ int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
             *n = hcrt__cl_take(p, 1, h->prm.min_chunk, h->max_c, first);
             if (h->nseg || h->ilv)
                 unindex(p, first, n);
-            tl.pool = p, tl.running = 1, tl.n = *n;
-            tl.t0 = hcrt__now_ns();
+            if (p->kind == HCRT_CLP_HETPROBE_I) { /* published_secs */
+                tl.pool = p, tl.running = 1, tl.n = *n;
+                tl.t0 = hcrt__now_ns();
+            }
             break;
         }
         if (h->phase == PH_RUN && h->run_end < p->trip) {

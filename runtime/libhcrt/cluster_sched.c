@@ -16,15 +16,16 @@
  *   (a message to the others), the others stop after their running
  *   sub-chunks, each node sends its measurement (iterations run, thread
  *   seconds, DSM page transfers, elapsed time, cache misses) to the
- *   others, waits for every node's, and then every node runs the same pure
- * decision (hcrt__hetprobe_decide) and split (hcrt__sched_weighted_split) on
- * the same numbers: the window's rest, with the probe iterations left undone,
- * is divided identically everywhere without a central owner, so no iteration
- * runs twice or is skipped for any node count. Inside its range a node hands
- * out guided chunks (at most 1/fractions of a thread's share under HetProbe-I,
- * whose cross-node rests are dealt to the nodes in `fractions` rounds rather
- *   than one range each). Nodes without a
- *   share go on to the next window (or the loop's end barrier) at once.
+ *   others, waits for every node's, and then every node runs the same
+ *   pure decision (hcrt__hetprobe_decide) and split
+ *   (hcrt__sched_weighted_split) on the same numbers: the window's rest,
+ *   with the probe iterations left undone, is divided identically
+ *   everywhere without a central owner, so no iteration runs twice or is
+ *   skipped for any node count. Inside its range a node hands out guided
+ *   chunks (at most 1/fractions of a thread's share under HetProbe-I,
+ *   whose cross-node rests are dealt to the nodes in `fractions` rounds
+ *   rather than one range each). Nodes without a share go on to the next
+ *   window (or the loop's end barrier) at once.
  * Only the node's leader (the thread finishing the node's last probe chunk)
  * touches the network during an exchange; the others sleep on a condition
  * variable. The probe cache is updated with the exchanged (identical)
@@ -89,12 +90,13 @@ static hcrt__cl_pool_t *pool_new(hcrt_ident_t *loc, hcrt__cl_pool_kind_t kind,
     p->me = hcrt__rank();
     p->local = hcrt__cluster_team.local;
     p->total = hcrt__cluster_team.total;
-    p->xwin = -1;
-    if (!(p->xgot = calloc((size_t)p->nn, 1)) ||
-        !(p->xreq = calloc(3 * (size_t)p->nn, sizeof(MPI_Request))))
-        hcrt_fatal(HCRT_MOD_SCHED, "out of memory for a loop pool");
-    if (kind >= HCRT_CLP_HETPROBE)
+    if (kind >= HCRT_CLP_HETPROBE) { /* the probe exchange's state */
+        p->xwin = -1;
+        if (!(p->xgot = calloc((size_t)p->nn, 1)) ||
+            !(p->xreq = calloc(3 * (size_t)p->nn, sizeof(MPI_Request))))
+            hcrt_fatal(HCRT_MOD_SCHED, "out of memory for a loop pool");
         hcrt__cl_hp_setup(p, pct);
+    }
     return p;
 }
 

@@ -179,11 +179,6 @@ static double rate_of(const hcrt__hetprobe_node_meas_t *m)
     return m->period_us > 0.0 ? 1.0 / m->period_us : INFINITY;
 }
 
-/* Drift: a measured speed outside the band around its average, or (probed
- * runs) a node whose fault period moved to the other side of the
- * threshold, which would change the decision. A node that ran nothing
- * measured nothing (its probe share was empty, e.g. because the cached
- * speed said one iteration would outlast the others' whole probe). */
 /* The fastest speed measured in a run (nodes that ran something). */
 static double fastest_of(const hcrt__hetprobe_node_meas_t *m, int nnodes)
 {
@@ -194,6 +189,11 @@ static double fastest_of(const hcrt__hetprobe_node_meas_t *m, int nnodes)
     return f;
 }
 
+/* Drift: a measured speed outside the band around its average, or (probed
+ * runs) a node whose fault period moved to the other side of the
+ * threshold, which would change the decision. A node that ran nothing
+ * measured nothing (its probe share was empty, e.g. because the cached
+ * speed said one iteration would outlast the others' whole probe). */
 static int drifted(const hcrt__probecache_t *pc, const entry_t *e,
                    const hcrt__hetprobe_node_meas_t *m, int probed,
                    double new_max)
