@@ -120,6 +120,15 @@ struct dsm_state {
 };
 extern struct dsm_state dsm;
 
+/* ---- bell.c: service-thread wake-ups (local eventfd, UDP between ranks) */
+hcrt_status_t hcrt__dsm_bell_init(void); /* collective */
+void hcrt__dsm_bell_fini(void);
+int hcrt__dsm_bell_inbound_ok(void); /* every peer can ring this rank */
+uint64_t hcrt__dsm_bell_wakeups(void);
+void hcrt__dsm_bell_ring(int dest); /* service thread only */
+void hcrt__dsm_bell_local(void);    /* async-signal-safe */
+int hcrt__dsm_bell_wait(long ns);
+
 /* ---- range.c ---- */
 hcrt_status_t hcrt__dsm_range_init(uintptr_t base, size_t size);
 void hcrt__dsm_range_fini(void);

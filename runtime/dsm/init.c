@@ -110,6 +110,7 @@ static void undo(void)
 {
     if (stage >= 4)
         hcrt__dsm_service_stop();
+    hcrt__dsm_bell_fini();
     if (stage >= 3) {
         hcrt__dsm_shm_fini();
         hcrt__dsm_alloc_fini();
@@ -126,7 +127,10 @@ static void undo(void)
 /* Starts the service thread and the fault handler, once all agreed. */
 static hcrt_status_t start(void)
 {
-    hcrt_status_t st = hcrt__dsm_service_start();
+    hcrt_status_t st = hcrt__dsm_bell_init();
+    if (st != HCRT_OK)
+        return st;
+    st = hcrt__dsm_service_start();
     if (st != HCRT_OK)
         return st;
     stage = 4;
@@ -185,6 +189,7 @@ void hcrt__dsm_fini(void)
     hcrt__dsm_readahead_drain();
     hcrt__dsm_cluster_barrier(); /* nobody needs my pages any more */
     hcrt__dsm_service_stop();
+    hcrt__dsm_bell_fini();
     hcrt__dsm_fault_uninstall();
     dsm.ready = 0;
     hcrt__dsm_shm_fini();

@@ -46,8 +46,9 @@ typedef struct deferred {
 static struct {
     pthread_t thread;
     _Atomic(dsm_op_t *) submitted;
-    _Atomic uint32_t bell;
     _Atomic int sleeping;
+    uint64_t contended_until; /* block instead of yielding until then */
+    uint64_t bell_at;         /* woken by a bell then, nothing received yet */
     _Atomic int stop;
     dsm_op_t *slots[MAX_SLOTS];
     int free_slots[MAX_SLOTS], nfree;
@@ -78,8 +79,7 @@ void hcrt__dsm_submit(dsm_op_t *op)
     } while (!atomic_compare_exchange_weak_explicit(
         &svc.submitted, &head, op, memory_order_release, memory_order_relaxed));
     if (atomic_load(&svc.sleeping)) {
-        atomic_fetch_add(&svc.bell, 1);
-        hcrt__dsm_futex_wake(&svc.bell);
+        hcrt__dsm_bell_local();
     }
 }
 
@@ -139,6 +139,8 @@ static void isend_tag(int dest, const void *buf, size_t len, int tag,
                    "%d)",
                    dest, rc);
     track_send(req, to_free, op);
+    if (tag == 0 && dest != dsm.rank)
+        hcrt__dsm_bell_ring(dest); /* the data (DSM_TAG_DATA) follows it */
 }
 
 static void isend(int dest, void *buf, size_t len, void *to_free, dsm_op_t *op)
@@ -399,40 +401,94 @@ static int receive_one(void)
 
 /* Idle policy: poll while work arrived within the last spin_ns (a burst
  * of faults or a stream keeps this thread hot and off the scheduler), then
- * nap on the bell with a short timeout (a local submitter rings it; remote
- * messages are found on wake-up), so idle ranks leave the core to
- * computation. */
+ * nap with a short timeout (a local submitter or a peer's bell wakes it,
+ * bell.c), so idle ranks leave the core to computation. */
 #define IDLE_NAP_MAX_NS 8000000L
+
+/* A sched_yield that took this long gave the core to another thread for
+ * a time slice: the core is contended, and for CONTENDED_NS after that the
+ * thread blocks on its bells (bell.c) instead of yielding, when every peer
+ * can ring it. Under contention each yield cost a request from another
+ * node 1.7-4 ms; a thread woken by a bell preempts the computation at
+ * once. Not at 100 us: other runtime threads that poll take the core
+ * that long, and blocking made an uncontended fault ~50 us slower (one
+ * more wake-up). */
+#define YIELD_LOST_NS 1000000L
+#define CONTENDED_NS 20000000L
+
+/* A bell can overtake its message (over TCP the datagram may arrive
+ * first): woken with nothing to receive, the thread naps briefly for a
+ * while rather than for the rest of the spin window. */
+#define BELL_EARLY_NS 500000L
+#define BELL_EARLY_NAP_NS 50000L
+
+static void nap(long ns)
+{
+    uint64_t t = hcrt__dsm_now_ns();
+    if (svc.bell_at && t - svc.bell_at < BELL_EARLY_NS &&
+        ns > BELL_EARLY_NAP_NS)
+        ns = BELL_EARLY_NAP_NS;
+    atomic_store(&svc.sleeping, 1);
+    if (!atomic_load(&svc.submitted) && hcrt__dsm_bell_wait(ns))
+        svc.bell_at = hcrt__dsm_now_ns();
+    atomic_store(&svc.sleeping, 0);
+}
 
 static void idle(uint64_t *last_busy)
 {
     uint64_t t = hcrt__dsm_now_ns();
     if (t - *last_busy < dsm.spin_ns) {
+        /* with a request of this rank's threads in flight, they sleep
+         * until its reply: the core is ours, polling is quickest */
+        if (t < svc.contended_until && svc.nfree == MAX_SLOTS &&
+            hcrt__dsm_bell_inbound_ok()) {
+            long left = (long)(dsm.spin_ns - (t - *last_busy));
+            /* a send of ours in flight may need our progress (over TCP,
+             * a large one does): short naps until it is done */
+            nap(svc.nsends && left > BELL_EARLY_NAP_NS ? BELL_EARLY_NAP_NS
+                                                       : left);
+            return;
+        }
         /* yield, not pause: a faulting thread woken on this core must get
          * it at once, or every fault costs a scheduler tick */
         sched_yield();
+        uint64_t t1 = hcrt__dsm_now_ns();
+        if (t1 - t > YIELD_LOST_NS)
+            svc.contended_until = t1 + CONTENDED_NS;
         return;
     }
     /* A nap is 2% of the quiet spell so far (20 us .. IDLE_NAP_MAX_NS): a
-     * request arriving after a quiet spell waits at most 2% of it, and a
-     * spell of length T costs ~50 ln(T / 1 ms) wake-ups (~15-70 us of a
-     * core each on this kind of VM). Fixed 100 us naps through a long
-     * computation took 12-19% of a core from it (EP-like loop at 2 ranks);
-     * a ramp that stayed at 20 us for the first 16 ms of each spell still
-     * woke ~700 times a second. */
+     * request arriving after a quiet spell from a peer that cannot ring
+     * waits at most 2% of it, and a spell of length T costs ~50 ln(T / 1
+     * ms) wake-ups (~15-70 us of a core each on this kind of VM). Fixed
+     * 100 us naps through a long computation took 12-19% of a core from
+     * it (EP-like loop at 2 ranks); a ramp that stayed at 20 us for the
+     * first 16 ms of each spell still woke ~700 times a second. */
     uint64_t quiet = t - *last_busy;
     long ns = (long)(quiet / 50);
     if (ns < 20000)
         ns = 20000;
     if (ns > IDLE_NAP_MAX_NS)
         ns = IDLE_NAP_MAX_NS;
-    struct timespec ts = {0, ns};
-    uint32_t b = atomic_load(&svc.bell);
-    atomic_store(&svc.sleeping, 1);
-    if (!atomic_load(&svc.submitted))
-        syscall(SYS_futex, (uint32_t *)&svc.bell, FUTEX_WAIT_PRIVATE, b, &ts,
-                NULL, 0);
-    atomic_store(&svc.sleeping, 0);
+    nap(ns);
+}
+
+/* Linux 6.12+ (EEVDF): a task asking for a short slice preempts the
+ * running one when it wakes; with the default slice a woken service
+ * thread waited up to a slice (~3 ms) behind the rank's computation on
+ * its core. Older kernels ignore the request. */
+static void short_slice(void)
+{
+    struct {
+        uint32_t size, policy;
+        uint64_t flags;
+        int32_t nice;
+        uint32_t prio;
+        uint64_t runtime, deadline, period;
+    } a = {.size = 48, .policy = 0 /* SCHED_OTHER */, .runtime = 100000};
+    if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
+        hcrt_debug(HCRT_MOD_DSM, "service thread: no short slice (%s)",
+                   strerror(errno));
 }
 
 static void *service_main(void *arg)
@@ -441,6 +497,7 @@ static void *service_main(void *arg)
     uint64_t last_busy = hcrt__dsm_now_ns();
     prctl(PR_SET_TIMERSLACK, 1000UL);
     prctl(PR_SET_NAME, "hcrt-dsm");
+    short_slice();
     while (!atomic_load(&svc.stop) || svc.nsends > 0 ||
            atomic_load(&svc.submitted)) {
         int busy = 0;
@@ -452,7 +509,7 @@ static void *service_main(void *arg)
         while (receive_one())
             busy = 1;
         if (busy)
-            last_busy = hcrt__dsm_now_ns();
+            last_busy = hcrt__dsm_now_ns(), svc.bell_at = 0;
         else
             idle(&last_busy);
     }
@@ -485,8 +542,7 @@ hcrt_status_t hcrt__dsm_service_start(void)
 void hcrt__dsm_service_stop(void)
 {
     atomic_store(&svc.stop, 1);
-    atomic_fetch_add(&svc.bell, 1);
-    hcrt__dsm_futex_wake(&svc.bell);
+    hcrt__dsm_bell_local();
     pthread_join(svc.thread, NULL);
     free(svc.inbuf);
     free(svc.sends);
