@@ -58,7 +58,9 @@ typedef struct bell_rec {
 static struct {
     int efd, sfd;
     struct sockaddr_in *to; /* per peer; sin_port 0: no route */
-    int inbound_ok;         /* every peer's bells reach this rank */
+    uint8_t *marked;        /* per peer: ring at the next flush */
+    int nmarked;
+    int inbound_ok; /* every peer's bells reach this rank */
     _Atomic uint64_t rung, woken;
 } bell = {.efd = -1, .sfd = -1};
 
@@ -142,8 +144,11 @@ static void close_all(void)
     if (bell.efd >= 0)
         close(bell.efd);
     free(bell.to);
+    free(bell.marked);
     bell.sfd = bell.efd = -1;
     bell.to = NULL;
+    bell.marked = NULL;
+    bell.nmarked = 0;
     bell.inbound_ok = 0;
 }
 
@@ -179,8 +184,9 @@ hcrt_status_t hcrt__dsm_bell_init(void)
     int *rang = calloc((size_t)n, sizeof(int)),
         *heard = calloc((size_t)n, sizeof(int));
     bell.to = calloc((size_t)n, sizeof *bell.to);
+    bell.marked = calloc((size_t)n, 1);
     uint64_t *from = calloc((size_t)(n + 63) / 64, sizeof(uint64_t));
-    if (!all || !rang || !heard || !bell.to || !from)
+    if (!all || !rang || !heard || !bell.to || !bell.marked || !from)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory setting up DSM bells");
     MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE,
                   dsm.coll_comm);
@@ -270,15 +276,30 @@ uint64_t hcrt__dsm_bell_wakeups(void)
     return atomic_load_explicit(&bell.woken, memory_order_relaxed);
 }
 
-/* Service thread only, after a protocol message to `dest`. */
-void hcrt__dsm_bell_ring(int dest)
+/* Service thread only: a protocol message went to `dest`; its bell rings
+ * at the next hcrt__dsm_bell_flush, once per burst (a release sending a
+ * diff per page rang once per page: 6.4 -> 9.5 us per 4 KiB dirty page
+ * across network namespaces). */
+void hcrt__dsm_bell_mark(int dest)
 {
-    if (!bell.to || !bell.to[dest].sin_port)
-        return;
+    if (bell.to && bell.to[dest].sin_port && !bell.marked[dest]) {
+        bell.marked[dest] = 1;
+        bell.nmarked++;
+    }
+}
+
+void hcrt__dsm_bell_flush(void)
+{
     uint32_t who = (uint32_t)dsm.rank;
-    if (sendto(bell.sfd, &who, sizeof who, MSG_DONTWAIT,
-               (struct sockaddr *)&bell.to[dest], sizeof bell.to[dest]) > 0)
-        atomic_fetch_add_explicit(&bell.rung, 1, memory_order_relaxed);
+    for (int k = 0; bell.nmarked > 0 && k < dsm.size; k++) {
+        if (!bell.marked[k])
+            continue;
+        bell.marked[k] = 0;
+        bell.nmarked--;
+        if (sendto(bell.sfd, &who, sizeof who, MSG_DONTWAIT,
+                   (struct sockaddr *)&bell.to[k], sizeof bell.to[k]) > 0)
+            atomic_fetch_add_explicit(&bell.rung, 1, memory_order_relaxed);
+    }
 }
 
 /* Async-signal-safe (the fault handler's submit). */

@@ -125,7 +125,8 @@ hcrt_status_t hcrt__dsm_bell_init(void); /* collective */
 void hcrt__dsm_bell_fini(void);
 int hcrt__dsm_bell_inbound_ok(void); /* every peer can ring this rank */
 uint64_t hcrt__dsm_bell_wakeups(void);
-void hcrt__dsm_bell_ring(int dest); /* service thread only */
+void hcrt__dsm_bell_mark(int dest); /* service thread only */
+void hcrt__dsm_bell_flush(void);    /* rings the marked peers */
 void hcrt__dsm_bell_local(void);    /* async-signal-safe */
 int hcrt__dsm_bell_wait(long ns);
 

@@ -140,7 +140,7 @@ static void isend_tag(int dest, const void *buf, size_t len, int tag,
                    dest, rc);
     track_send(req, to_free, op);
     if (tag == 0 && dest != dsm.rank)
-        hcrt__dsm_bell_ring(dest); /* the data (DSM_TAG_DATA) follows it */
+        hcrt__dsm_bell_mark(dest); /* the data (DSM_TAG_DATA) follows it */
 }
 
 static void isend(int dest, void *buf, size_t len, void *to_free, dsm_op_t *op)
@@ -508,6 +508,7 @@ static void *service_main(void *arg)
         busy |= test_sends();
         while (receive_one())
             busy = 1;
+        hcrt__dsm_bell_flush(); /* after the pass's sends */
         if (busy)
             last_busy = hcrt__dsm_now_ns(), svc.bell_at = 0;
         else
