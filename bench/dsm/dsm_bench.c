@@ -8,11 +8,17 @@
  *           vs raw MPI moving the same bytes (4 MiB messages)
  *   release release cost per dirty page (8 changed bytes and a full page)
  *   barrier hcrt__dsm_barrier (nothing dirty) vs MPI_Barrier
+ *   busy    fault and stream again while the home computes on the core its
+ *           service thread shares (each rank's threads pinned to one
+ *           core), as on a node running a thread per core: the service
+ *           thread's wake-ups (HCRT_DSM_BELL) against its polling
  *
  * Prints "key value" lines; bench/dsm/run.sh turns them into a table.
  * While rank 1 only serves, its main thread sleeps in a polling barrier so
  * the service thread has a core (as a worker waiting for events would).
  */
+#define _GNU_SOURCE /* sched_setaffinity, CPU_SET */
+#include <dirent.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,21 +103,28 @@ static char *home_array(size_t bytes)
     return (char *)(uintptr_t)p;
 }
 
+/* 0..pages-1 shuffled (the same order on every run). */
+static int *shuffled(int pages)
+{
+    int *order = malloc(sizeof(int) * (size_t)pages);
+    for (int i = 0; i < pages; i++)
+        order[i] = i;
+    srand(7);
+    for (int i = pages - 1; i > 0; i--) {
+        int j = rand() % (i + 1), t = order[i];
+        order[i] = order[j];
+        order[j] = t;
+    }
+    return order;
+}
+
 static double dsm_fault(int pages)
 {
     char *a = home_array((size_t)pages * 2 * 4096);
     double per = 0;
     if (me == 0) {
         /* Every other page, in shuffled order: no prefetch kicks in. */
-        int *order = malloc(sizeof(int) * (size_t)pages);
-        for (int i = 0; i < pages; i++)
-            order[i] = i;
-        srand(7);
-        for (int i = pages - 1; i > 0; i--) {
-            int j = rand() % (i + 1), t = order[i];
-            order[i] = order[j];
-            order[j] = t;
-        }
+        int *order = shuffled(pages);
         volatile char sink = 0;
         double t = now();
         for (int i = 0; i < pages; i++)
@@ -164,6 +177,68 @@ static double dsm_release(int pages, size_t changed)
     return per;
 }
 
+/* Every thread of this process (the DSM's service thread included) onto
+ * one core. */
+static void pin_all_threads(int cpu)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(cpu, &one);
+    DIR *d = opendir("/proc/self/task");
+    struct dirent *e;
+    while (d && (e = readdir(d)))
+        if (e->d_name[0] != '.')
+            sched_setaffinity((pid_t)atoi(e->d_name), sizeof one, &one);
+    if (d)
+        closedir(d);
+}
+
+/* Rank 1 computes until rank 0 has run `reader` over the home's array. */
+static double while_home_computes(char *a, int pages,
+                                  double (*reader)(char *, int))
+{
+    double t = 0;
+    if (me == 0) {
+        t = reader(a, pages);
+        int done = 1;
+        MPI_Send(&done, 1, MPI_INT, 1, 9, comm);
+    } else if (me == 1) {
+        MPI_Request req;
+        int done = 0, flag = 0;
+        volatile double x = 1.0;
+        MPI_Irecv(&done, 1, MPI_INT, 0, 9, comm, &req);
+        while (!flag) {
+            for (int i = 0; i < 20000; i++)
+                x = x * 1.0000001 + 1e-9;
+            MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
+        }
+    }
+    lazy_barrier();
+    hcrt__dsm_barrier();
+    return t;
+}
+
+static double read_shuffled(char *a, int pages)
+{
+    int *order = shuffled(pages);
+    volatile char sink = 0;
+    double t = now();
+    for (int i = 0; i < pages; i++)
+        sink += a[(size_t)order[i] * 2 * 4096];
+    t = (now() - t) / pages;
+    free(order);
+    return t;
+}
+
+static double read_all(char *a, int pages)
+{
+    volatile uint64_t sum = 0;
+    double t = now();
+    for (size_t i = 0; i < (size_t)pages * 4096; i += 64)
+        sum += (uint64_t)a[i];
+    return now() - t;
+}
+
 static void barriers(int iters, double *dsm_b, double *mpi_b)
 {
     MPI_Barrier(comm);
@@ -199,6 +274,14 @@ int main(int argc, char **argv)
     double relp = dsm_release(pages, 4096);
     double db, mb;
     barriers(1000, &db, &mb);
+    /* last: pinned from here on */
+    pin_all_threads(me % (int)sysconf(_SC_NPROCESSORS_ONLN));
+    int bpages = pages < 500 ? pages : 500;
+    double bfault = while_home_computes(home_array((size_t)bpages * 2 * 4096),
+                                        bpages, read_shuffled);
+    size_t bbytes = stream_bytes < (16 << 20) ? stream_bytes : 16 << 20;
+    double bstream =
+        while_home_computes(home_array(bbytes), (int)(bbytes / 4096), read_all);
     if (me == 0) {
         hcrt_dsm_counters_t c;
         hcrt__dsm_counters(&c);
@@ -212,6 +295,8 @@ int main(int argc, char **argv)
         printf("releasepage_us %.2f\n", relp * 1e6);
         printf("dsm_barrier_us %.2f\n", db * 1e6);
         printf("mpi_barrier_us %.2f\n", mb * 1e6);
+        printf("busy_fault_us %.2f\n", bfault * 1e6);
+        printf("busy_stream_gbs %.3f\n", bbytes / bstream / 1e9);
         printf("faults %llu\n", (unsigned long long)(c.read_faults));
         printf("shm_pages %llu\n", (unsigned long long)(c.shm_pages));
     }

@@ -39,7 +39,7 @@ for line in open(path):
     rows[mode].setdefault(run, {})[key] = float(val)
 # "best": each measure's best run (least time, most bandwidth), and ratios
 # of those bests: the figures with the least interference from other jobs.
-lo_keys = {"raw_rt_us", "fault_us", "release8_us", "releasepage_us",
+lo_keys = {"raw_rt_us", "fault_us", "busy_fault_us", "release8_us", "releasepage_us",
            "mpi_barrier_us", "dsm_barrier_us"}
 def best(m):
     rs = list(rows[m].values())
@@ -72,5 +72,7 @@ row("release per dirty page, 4 KiB changed (µs)", lambda r: r["releasepage_us"]
 row("MPI_Barrier (µs)", lambda r: r["mpi_barrier_us"])
 row("DSM barrier, nothing dirty (µs)", lambda r: r["dsm_barrier_us"])
 row("DSM barrier / MPI_Barrier", lambda r: r["dsm_barrier_us"] / r["mpi_barrier_us"])
+row("DSM remote read fault, home computing (µs)", lambda r: r["busy_fault_us"])
+row("DSM stream, home computing (GB/s)", lambda r: r["busy_stream_gbs"])
 row("pages served by the fast path (rank 0)", lambda r: r.get("shm_pages", 0))
 PY
