@@ -79,9 +79,14 @@ struct hcrt__cl_hp {
     int ilv;
     uint64_t il_len, il_full, il_q, il_o, il_q2, il_o2, il_base;
     uint64_t *sg_lo, *sg_v; /* segment's first iteration, its index */
-    double psecs, cm_sum;   /* thread seconds, cache misses */
-    double run_it, run_s;   /* run-phase iterations, thread seconds */
-    double acc_it, acc_s;   /* this node's speed basis (published) */
+    /* extensions (exchange_end): zstart (nn + 1) splits the window's rest
+     * into the nodes' zones; this node's is [zlo, zhi), of which it handed
+     * out ext iterations in chunks of ext_c while it waited */
+    uint64_t *zstart, zlo, zhi, ext, ext_c;
+    int published, ext_closed;
+    double psecs, cm_sum; /* thread seconds, cache misses */
+    double run_it, run_s; /* run-phase iterations, thread seconds */
+    double acc_it, acc_s; /* this node's speed basis (published) */
     int cm_n;
     uint64_t t0;    /* first probe chunk handed out */
     double work_us; /* HetProbe-I: windows so far at their measured rates */
@@ -179,6 +184,7 @@ typedef struct loop_rec {
     struct loop_rec *next;
     const char *where;
     uint64_t id, runs, windows, cross, single, cached, small, probe_iters;
+    uint64_t extended; /* iterations run while waiting (exchange_end) */
     const void *ident; /* named by address without debug info */
     char *last;        /* the last decision, printed */
 } loop_rec_t;
@@ -215,7 +221,7 @@ static loop_rec_t *rec_of(const hcrt__cl_pool_t *p)
 }
 
 static void record(const hcrt__cl_pool_t *p, const hcrt__hetprobe_decision_t *d,
-                   int probed, int first)
+                   int probed, int first, uint64_t extended)
 {
     if (hcrt__rank() == 0 && hcrt__log_on(HCRT_MOD_SCHED, HCRT_LOG_DEBUG)) {
         char line[512];
@@ -232,6 +238,7 @@ static void record(const hcrt__cl_pool_t *p, const hcrt__hetprobe_decision_t *d,
         r->runs += first;
         r->windows++;
         r->probe_iters += probed ? p->hp->probed : 0;
+        r->extended += extended;
         if (d->why == HCRT_HP_WHY_CACHED)
             r->cached++;
         else if (d->kind == HCRT_HP_CROSS)
@@ -280,9 +287,10 @@ static void print_decisions(FILE *out, void *arg)
                 " decisions (probed: cross %" PRIu64 ", single %" PRIu64
                 "; from the probe cache %" PRIu64
                 "; too small to probe %" PRIu64 "), %" PRIu64
-                " iterations probed; last:\n",
+                " iterations probed, %" PRIu64
+                " run while waiting for the others' probes; last:\n",
                 r->runs, r->windows, r->cross, r->single, r->cached, r->small,
-                r->probe_iters);
+                r->probe_iters, r->extended);
         if (r->last)
             fputs(r->last, out);
     }
@@ -427,6 +435,20 @@ static void start_window(hcrt__cl_pool_t *p, uint64_t pos)
             p->trip - h->run_end < 2 * minp * T)
             h->run_end = p->trip;
     }
+    /* zones: the rest split like the probe among the nodes that probe */
+    double zw[p->nn], zsum = 0;
+    uint64_t zat = pos + P, zn = h->run_end > zat ? h->run_end - zat : 0;
+    for (int k = 0; k < p->nn; k++)
+        zw[k] = h->pstart[k + 1] > h->pstart[k] ? pw[k] : 0.0, zsum += zw[k];
+    if (zsum <= 0 ||
+        hcrt__sched_weighted_split(zn, p->nn, zw, h->thr, h->zstart) != HCRT_OK)
+        memset(h->zstart, 0, sizeof(uint64_t) * ((size_t)p->nn + 1));
+    h->zlo = zat + h->zstart[p->me];
+    h->zhi = L ? zat + h->zstart[p->me + 1] : h->zlo;
+    h->ext = 0;
+    h->ext_c = L / (8 * (uint64_t)p->local); /* what the others may wait */
+    h->ext_c = h->ext_c ? h->ext_c : 1;
+    h->published = h->ext_closed = 0;
     p->lo = p->hi = 0;
     h->phase = PH_PROBE;
 }
@@ -443,8 +465,9 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
         !(h->d.csr = calloc((size_t)nn, sizeof(double))) ||
         !(h->d.share = calloc((size_t)nn, sizeof(uint64_t))) ||
         !(h->pstart = calloc((size_t)nn + 1, sizeof(uint64_t))) ||
-        !(h->sg_lo = calloc((size_t)nn + 2, sizeof(uint64_t))) ||
-        !(h->sg_v = calloc((size_t)nn + 2, sizeof(uint64_t))))
+        !(h->zstart = calloc((size_t)nn + 1, sizeof(uint64_t))) ||
+        !(h->sg_lo = calloc(2 * (size_t)nn + 2, sizeof(uint64_t))) ||
+        !(h->sg_v = calloc(2 * (size_t)nn + 2, sizeof(uint64_t))))
         hcrt_fatal(HCRT_MOD_SCHED, "out of memory for a HetProbe loop");
     p->hp = h;
     hcrt__hetprobe_mode_t mode = p->kind == HCRT_CLP_HETPROBE_I
@@ -542,7 +565,7 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
         cached.csr = cached_csr;
         cached.share = h->d.share;
         cached.window = 0, cached.first = 0, cached.remaining = p->trip;
-        record(p, &cached, 0, 1);
+        record(p, &cached, 0, 1, 0);
         return;
     }
     if (p->trip < 2 * h->prm.min_probe_iters * (uint64_t)p->total) {
@@ -556,7 +579,7 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
                                        .min_period_us = INFINITY,
                                        .csr = h->weight,
                                        .share = h->d.share};
-        record(p, &d, 0, 1);
+        record(p, &d, 0, 1, 0);
         return;
     }
     start_window(p, 0);
@@ -569,7 +592,7 @@ void hcrt__cl_hp_free(hcrt__cl_pool_t *p)
         return;
     free(h->thr), free(h->weight), free(h->rests), free(h->d.csr);
     free(h->d.share);
-    free(h->pstart), free(h->sg_lo), free(h->sg_v);
+    free(h->pstart), free(h->sg_lo), free(h->sg_v), free(h->zstart);
     free(h);
 }
 
@@ -593,11 +616,12 @@ static double published_secs(hcrt__cl_hp_t *h, uint64_t iters)
     return (double)iters * h->acc_s / h->acc_it;
 }
 
-/* The leader's part: publish, gather, decide, split the window's rest. */
-static void exchange(hcrt__cl_pool_t *p)
+/* The measurement, once this node's probe chunks are done: published to
+ * the other nodes, whose measurements are then received (posted). */
+static void exchange_begin(hcrt__cl_pool_t *p)
 {
     hcrt__cl_hp_t *h = p->hp;
-    int nn = p->nn, win = h->win;
+    int win = h->win;
     hcrt_dsm_counters_t c1;
     hcrt__dsm_counters(&c1);
     uint64_t tr = h->t0 ? (c1.pages_fetched - h->c0.pages_fetched) +
@@ -610,27 +634,68 @@ static void exchange(hcrt__cl_pool_t *p)
     uint64_t v[5] = {it, hcrt__cl_fbits(published_secs(h, it)), tr,
                      hcrt__cl_fbits(el_us),
                      hcrt__cl_pack_cmpki(h->cm_n ? h->cm_sum / h->cm_n : -1)};
-    hcrt__hetprobe_node_meas_t m[nn];
-
     hcrt__cl_publish(p, win, v);
-    hcrt__cl_gather(p, win, m);
+    hcrt__cl_gather_post(p, win);
+}
+
+/* Adds [lo, hi) to the segments (index n onwards), merged with the last
+ * one when it continues it. */
+static void add_segment(hcrt__cl_hp_t *h, uint64_t lo, uint64_t hi, uint64_t *n)
+{
+    if (lo >= hi)
+        return;
+    int s = h->nseg - 1;
+    if (s < 0 || h->sg_lo[s] + (*n - h->sg_v[s]) != lo)
+        h->sg_lo[h->nseg] = lo, h->sg_v[h->nseg++] = *n;
+    *n += hi - lo;
+}
+
+/* The rest of the exchange (one thread of the node, once every
+ * measurement arrived or this node has nothing left to extend): the
+ * nodes' extensions, the decision, the split of the window's rest.
+ *
+ * Extensions: a node done with its probe before the others' measurements
+ * arrived runs iterations from the start of its zone of the window's rest
+ * meanwhile (ext_mine of them), instead of idling: on the stencil's
+ * column sweep, node 0 idled 25 ms of its first call waiting for node 1,
+ * which had to fetch a 4096-page column for its one probe iteration. The
+ * zones split the rest as the probe slices do, so no two nodes run an
+ * iteration twice; the split afterwards covers what the extensions left
+ * of each zone, with the probe leftovers, as segments. */
+static void exchange_end(hcrt__cl_pool_t *p, uint64_t ext_mine)
+{
+    hcrt__cl_hp_t *h = p->hp;
+    int nn = p->nn, win = h->win;
+    hcrt__hetprobe_node_meas_t m[nn];
+    uint64_t ext[nn];
+
+    hcrt__cl_gather_finish(p, win, m);
+    hcrt__cl_ext_exchange(p, win, ext_mine, ext);
     hcrt__hetprobe_decision_t *d = &h->d;
     d->nnodes = nn, d->window = win, d->meas = m;
     hcrt__hetprobe_decide(&h->prm, nn, h->thr, m, d);
     uint64_t at = h->pos + h->probe_n, n = 0, base = 0;
     h->probed = 0;
     h->nseg = 0;
+    int extended = 0;
     for (int k = 0; k < nn; k++) { /* probe iterations a node left undone */
         uint64_t lo = h->pos + h->pstart[k], hi = h->pos + h->pstart[k + 1];
         lo = m[k].iters < hi - lo ? lo + m[k].iters : hi;
         h->probed += lo - (h->pos + h->pstart[k]);
-        if (lo < hi)
-            h->sg_lo[h->nseg] = lo, h->sg_v[h->nseg++] = n, n += hi - lo;
+        add_segment(h, lo, hi, &n);
+        extended |= ext[k] > 0;
     }
-    if (h->nseg) { /* split them with the window's rest: [lo, hi) index */
-        h->sg_lo[h->nseg] = at, h->sg_v[h->nseg++] = n;
-        n += h->run_end - at;
+    if (h->nseg || extended) { /* split them with the window's rest: [lo,
+                                  hi) index */
+        for (int k = 0; k < nn; k++) {
+            uint64_t zlo = at + h->zstart[k], zhi = at + h->zstart[k + 1];
+            if (!h->zstart[nn])
+                zlo = k ? h->run_end : at, zhi = h->run_end; /* no zones */
+            add_segment(h, ext[k] < zhi - zlo ? zlo + ext[k] : zhi, zhi, &n);
+        }
         h->sg_v[h->nseg] = n;
+        if (h->nseg == 1 && h->sg_lo[0] + n == h->run_end)
+            base = h->sg_lo[0], h->nseg = 0; /* one piece: contiguous */
     } else {
         base = at, n = h->run_end - at;
     }
@@ -677,7 +742,10 @@ static void exchange(hcrt__cl_pool_t *p)
     if (win == 0)
         hcrt__probecache_update(hcrt__cl_sched.cache, h->loop_id, nn, m, 1);
     pthread_mutex_unlock(&cache_mu);
-    record(p, d, 1, win == 0);
+    uint64_t ext_all = 0;
+    for (int k = 0; k < nn; k++)
+        ext_all += ext[k];
+    record(p, d, 1, win == 0, ext_all);
     d->meas = NULL;
     pthread_mutex_lock(&p->mu);
     if (d->kind != HCRT_HP_CROSS || !deal(p, base, n, d->csr))
@@ -792,14 +860,39 @@ int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
             break;
         }
         if (h->phase == PH_PROBE) {
-            if (h->pdone == h->pchunks && !h->exchanging) {
+            if (h->exchanging || (!h->published && h->pdone < h->pchunks)) {
+                pthread_cond_wait(&p->cv, &p->mu);
+                continue;
+            }
+            if (!h->published) { /* the node's probe is done */
                 h->exchanging = 1;
                 pthread_mutex_unlock(&p->mu);
-                exchange(p);
+                exchange_begin(p);
                 pthread_mutex_lock(&p->mu);
-            } else {
-                pthread_cond_wait(&p->cv, &p->mu);
+                h->published = 1;
+                h->exchanging = 0;
+                pthread_cond_broadcast(&p->cv);
+                continue;
             }
+            /* published: extend while the others' measurements are out */
+            if (!h->ext_closed && h->zlo + h->ext < h->zhi &&
+                !hcrt__cl_gather_test(p)) {
+                uint64_t a = h->zlo + h->ext, c = h->zhi - a;
+                c = c < h->ext_c ? c : h->ext_c;
+                h->ext += c;
+                *first = a, *n = c;
+                if (p->kind == HCRT_CLP_HETPROBE_I) { /* published_secs */
+                    tl.pool = p, tl.running = 1, tl.n = c;
+                    tl.t0 = hcrt__now_ns();
+                }
+                break;
+            }
+            h->ext_closed = 1;
+            h->exchanging = 1;
+            uint64_t e = h->ext;
+            pthread_mutex_unlock(&p->mu);
+            exchange_end(p, e);
+            pthread_mutex_lock(&p->mu);
             continue;
         }
         if (h->phase == PH_RUN && p->lo < p->hi) {

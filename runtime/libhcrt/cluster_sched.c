@@ -48,8 +48,11 @@
 #define ITER_MASK ((UINT64_C(1) << ITER_BITS) - 1)
 #define WORDS 5         /* a node's measurement (hcrt__cl_publish) */
 #define MAX_WINDOWS 64  /* HetProbe-I windows of one loop, at most */
-#define TAG_SPAN 0x4000 /* tags: (pool sequence + window) mod span */
-#define TAG_CLOSE 0x4000
+#define TAG_SPAN 0x2000 /* tags: (pool sequence + window) mod span */
+#define TAG_CLOSE 0x2000
+#define TAG_EXT                                                                \
+    0x4000 /* the extensions (highest tag 0x7fff: MPI's minimum                \
+              MPI_TAG_UB) */
 
 hcrt__cl_sched_state_t hcrt__cl_sched;
 
@@ -93,7 +96,9 @@ static hcrt__cl_pool_t *pool_new(hcrt_ident_t *loc, hcrt__cl_pool_kind_t kind,
     if (kind >= HCRT_CLP_HETPROBE) { /* the probe exchange's state */
         p->xwin = -1;
         if (!(p->xgot = calloc((size_t)p->nn, 1)) ||
-            !(p->xreq = calloc(3 * (size_t)p->nn, sizeof(MPI_Request))))
+            !(p->xreq = calloc(3 * (size_t)p->nn, sizeof(MPI_Request))) ||
+            !(p->xin = calloc((size_t)p->nn * (WORDS + 1), sizeof(uint64_t))) ||
+            !(p->xext = calloc((size_t)p->nn, sizeof(uint64_t))))
             hcrt_fatal(HCRT_MOD_SCHED, "out of memory for a loop pool");
         hcrt__cl_hp_setup(p, pct);
     }
@@ -133,7 +138,7 @@ static void pool_leave(hcrt__cl_pool_t *p)
         *q = p->next;
         pthread_mutex_unlock(&table_mu);
         hcrt__cl_hp_free(p);
-        free(p->xgot), free(p->xreq);
+        free(p->xgot), free(p->xreq), free(p->xin), free(p->xext);
         pthread_mutex_destroy(&p->mu);
         pthread_cond_destroy(&p->cv);
         free(p);
@@ -366,30 +371,73 @@ void hcrt__cl_publish(hcrt__cl_pool_t *p, int win, const uint64_t v[WORDS])
                    "send");
 }
 
-/* Waits (the leader alone) for every node's measurement of window `win`
- * and fills m[]. */
-void hcrt__cl_gather(hcrt__cl_pool_t *p, int win, hcrt__hetprobe_node_meas_t *m)
+/* Posts the receives of every other node's measurement of window `win`
+ * (after hcrt__cl_publish; one thread of the node at a time). */
+void hcrt__cl_gather_post(hcrt__cl_pool_t *p, int win)
 {
     int nn = p->nn, no = nn - 1;
-    uint64_t in[nn > 1 ? no : 1][WORDS + 1];
     MPI_Request *rq = p->xreq + no;
     for (int k = 0, i = 0; k < nn; k++)
         if (k != p->me)
-            xcheck(MPI_Irecv(in[i], WORDS + 1, MPI_UINT64_T, k, xtag(p, win),
-                             xcomm(), &rq[i]),
+            xcheck(MPI_Irecv(p->xin + (size_t)i * (WORDS + 1), WORDS + 1,
+                             MPI_UINT64_T, k, xtag(p, win), xcomm(), &rq[i]),
                    "receive"),
                 i++;
+}
+
+/* Whether every message of the window's exchange has arrived (and every
+ * one of this node's has been sent). */
+int hcrt__cl_gather_test(hcrt__cl_pool_t *p)
+{
+    int done = 0;
+    xcheck(MPI_Testall(3 * (p->nn - 1), p->xreq, &done, MPI_STATUSES_IGNORE),
+           "test");
+    return done;
+}
+
+/* Waits for the rest of the exchange and fills m[]. */
+void hcrt__cl_gather_finish(hcrt__cl_pool_t *p, int win,
+                            hcrt__hetprobe_node_meas_t *m)
+{
+    int nn = p->nn, no = nn - 1;
     xcheck(MPI_Waitall(3 * no, p->xreq, MPI_STATUSES_IGNORE), "wait");
     for (int k = 0, i = 0; k < nn; k++) {
         if (k == p->me) {
             m[k] = decode(p->xmine);
             continue;
         }
-        m[k] = decode(in[i]);
-        if (in[i][WORDS] && !p->xgot[k])
+        const uint64_t *in = p->xin + (size_t)i * (WORDS + 1);
+        m[k] = decode(in);
+        if (in[WORDS] && !p->xgot[k])
             recv_close(p, win, k);
         i++;
     }
+}
+
+/* Every node's extension of window `win` (iterations it ran from its zone
+ * of the window's rest while it waited for the others' measurements) into
+ * ext[], this node's being `mine`: sent to every other node, then theirs
+ * received. Every node calls it once the gather is complete; a node still
+ * in an extension chunk answers when the chunk ends. */
+void hcrt__cl_ext_exchange(hcrt__cl_pool_t *p, int win, uint64_t mine,
+                           uint64_t *ext)
+{
+    int nn = p->nn, no = nn - 1;
+    MPI_Request rq[2 * (nn > 1 ? no : 1)];
+    p->xext[p->me] = mine;
+    for (int k = 0, i = 0; k < nn; k++) {
+        if (k == p->me)
+            continue;
+        xcheck(MPI_Isend(&p->xext[p->me], 1, MPI_UINT64_T, k,
+                         xtag(p, win) | TAG_EXT, xcomm(), &rq[i]),
+               "send (extension)");
+        xcheck(MPI_Irecv(&p->xext[k], 1, MPI_UINT64_T, k,
+                         xtag(p, win) | TAG_EXT, xcomm(), &rq[no + i]),
+               "receive (extension)");
+        i++;
+    }
+    xcheck(MPI_Waitall(2 * no, rq, MPI_STATUSES_IGNORE), "wait (extension)");
+    memcpy(ext, p->xext, sizeof(uint64_t) * (size_t)nn);
 }
 
 uint64_t hcrt__cl_pack_cmpki(double cmpki)

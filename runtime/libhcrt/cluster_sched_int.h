@@ -36,6 +36,8 @@ struct hcrt__cl_pool {
     uint8_t *xgot;
     uint64_t xmine[6];
     MPI_Request *xreq;
+    uint64_t *xin;  /* the others' measurements: (nn - 1) x 6 words */
+    uint64_t *xext; /* every node's extension (hcrt__cl_ext_exchange) */
 };
 
 typedef struct hcrt__cl_sched_state {
@@ -60,8 +62,12 @@ int hcrt__cl_hp_windows(hcrt__cl_pool_kind_t kind, uint64_t trip, int pct);
 uint64_t hcrt__cl_take(hcrt__cl_pool_t *p, int guided, uint64_t min_c,
                        uint64_t max_c, uint64_t *first);
 void hcrt__cl_publish(hcrt__cl_pool_t *p, int win, const uint64_t v[5]);
-void hcrt__cl_gather(hcrt__cl_pool_t *p, int win,
-                     hcrt__hetprobe_node_meas_t *m);
+void hcrt__cl_gather_post(hcrt__cl_pool_t *p, int win);
+int hcrt__cl_gather_test(hcrt__cl_pool_t *p);
+void hcrt__cl_gather_finish(hcrt__cl_pool_t *p, int win,
+                            hcrt__hetprobe_node_meas_t *m);
+void hcrt__cl_ext_exchange(hcrt__cl_pool_t *p, int win, uint64_t mine,
+                           uint64_t *ext);
 /* Closes probe window `win` for every node (the first node done with its
  * probe share, after probe_us of probing); 0 while nobody closed it, else
  * the closer's probe time in µs + 1 (a local check for a message). */
