@@ -435,9 +435,12 @@ static void start_window(hcrt__cl_pool_t *p, uint64_t pos)
             p->trip - h->run_end < 2 * minp * T)
             h->run_end = p->trip;
     }
-    /* zones: the rest split like the probe among the nodes that probe */
+    /* zones: the rest split like the probe among the nodes that probe;
+     * never the loop's last iteration: the thread that runs it must get
+     * no chunk after it (lastprivate), so it stays the split's last */
     double zw[p->nn], zsum = 0;
-    uint64_t zat = pos + P, zn = h->run_end > zat ? h->run_end - zat : 0;
+    uint64_t zat = pos + P, zend = h->run_end - (h->run_end == p->trip);
+    uint64_t zn = zend > zat ? zend - zat : 0;
     for (int k = 0; k < p->nn; k++)
         zw[k] = h->pstart[k + 1] > h->pstart[k] ? pw[k] : 0.0, zsum += zw[k];
     if (zsum <= 0 ||
@@ -689,10 +692,11 @@ static void exchange_end(hcrt__cl_pool_t *p, uint64_t ext_mine)
                                   hi) index */
         for (int k = 0; k < nn; k++) {
             uint64_t zlo = at + h->zstart[k], zhi = at + h->zstart[k + 1];
-            if (!h->zstart[nn])
-                zlo = k ? h->run_end : at, zhi = h->run_end; /* no zones */
             add_segment(h, ext[k] < zhi - zlo ? zlo + ext[k] : zhi, zhi, &n);
         }
+        /* after the zones: the loop's last iteration (or, without zones,
+         * the whole rest) */
+        add_segment(h, at + h->zstart[nn], h->run_end, &n);
         h->sg_v[h->nseg] = n;
         if (h->nseg == 1 && h->sg_lo[0] + n == h->run_end)
             base = h->sg_lo[0], h->nseg = 0; /* one piece: contiguous */
