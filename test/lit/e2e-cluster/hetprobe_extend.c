@@ -1,11 +1,14 @@
 // HetProbe's extensions: a node done with its probe runs iterations from
 // its zone of the rest while another node's probe is still out, and the
-// split afterwards covers what is left. Here every node but the head
-// sleeps 3 ms per iteration in the first calls, so the head finishes its
-// probe long before their first measurement: every iteration must still
-// run exactly once (a bitmap), for HetProbe at 2 and 3 nodes and for
-// HetProbe-I (every window) at 3, and HCRT_STATS must count iterations
-// run while waiting.
+// split afterwards covers what is left. In the first calls every node but
+// the head sleeps 3 ms per iteration, so the head finishes its probe long
+// before their first measurement; in the next ones only the head sleeps,
+// so the last node extends into the zone at the loop's end, whose last
+// iteration must stay out of it (the thread that runs it must get no
+// later chunk, or lastprivate is lost). Every iteration must run exactly
+// once (a bitmap) and lastprivate must come from the last one, for
+// HetProbe at 2 and 3 nodes and HetProbe-I (every window) at 3, and
+// HCRT_STATS must count iterations run while waiting.
 // RUN: %hcc -fopenmp -O2 -g %s -o %t
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 OMP_SCHEDULE=hetprobe %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -np 2 %t >%t.hp 2>%t.hp.err; cat %t.hp.err >>%t.hp
 // RUN: FileCheck --check-prefixes=OUT,EXT %s <%t.hp
@@ -28,23 +31,30 @@ static unsigned char hits[N];
 
 int main(void)
 {
-    static const long trips[] = {N, 4099, 997, 2000};
+    static const long trips[] = {N, 4099, 997, 2000, N, 3001, N, 2000};
     int fails = 0;
-    for (int call = 0; call < 4; call++) {
-        long n = trips[call];
-        int slow = call < 2; /* later calls: the probe cache's prior */
+    for (int call = 0; call < 8; call++) {
+        long n = trips[call], last = -1;
+        /* calls 0-1: the others slow; 4-5: the head slow; the rest with
+         * the probe cache's prior */
+        int slow_others = call < 2, slow_head = call == 4 || call == 5;
         memset(hits, 0, sizeof(hits));
-#pragma omp parallel for schedule(runtime)
+#pragma omp parallel for schedule(runtime) lastprivate(last)
         for (long i = 0; i < n; i++) {
-            if (slow && hcrt_node_id() != 0)
+            int node = hcrt_node_id();
+            if ((slow_others && node != 0) || (slow_head && node == 0))
                 usleep(3000);
             hits[i]++;
+            last = i;
         }
         for (long i = 0; i < n && fails < 5; i++)
             if (hits[i] != 1)
                 printf("FAIL call %d n=%ld: iteration %ld ran %d times\n", call,
                        n, i, hits[i]),
                     fails++;
+        if (last != n - 1)
+            printf("FAIL call %d n=%ld: lastprivate %ld\n", call, n, last),
+                fails++;
     }
     if (!fails)
         printf("coverage ok\n");
