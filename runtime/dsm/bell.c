@@ -1,6 +1,7 @@
 /*
  * bell.c - wake-ups of the DSM service threads: a local eventfd, and
- * between ranks one UDP datagram per protocol message.
+ * between ranks one UDP datagram per service-thread pass that sent protocol
+ * messages.
  *
  * Why: MPI cannot block without spinning, so the service thread polls it.
  * Alone on its core that is fast; but when the rank's computation shares
@@ -12,8 +13,8 @@
  * computation at once, so while its core is contended the service thread
  * blocks in poll() on these two descriptors instead: the local submitters
  * write the eventfd, and every rank that sends this rank a protocol
- * message rings its UDP port after the message. Bells are hints, carrying
- * only the sender's rank: a lost or spurious one costs latency or a
+ * message rings its UDP port after the pass that sent it. Bells are hints,
+ * carrying only the sender's rank: a lost or spurious one costs latency or a
  * wake-up, never correctness (the nap timeouts still bound every wait).
  *
  * Routes: every rank binds a UDP port on all its addresses and publishes

@@ -473,31 +473,12 @@ static void idle(uint64_t *last_busy)
     nap(ns);
 }
 
-/* Linux 6.12+ (EEVDF): a task asking for a short slice preempts the
- * running one when it wakes; with the default slice a woken service
- * thread waited up to a slice (~3 ms) behind the rank's computation on
- * its core. Older kernels ignore the request. */
-static void short_slice(void)
-{
-    struct {
-        uint32_t size, policy;
-        uint64_t flags;
-        int32_t nice;
-        uint32_t prio;
-        uint64_t runtime, deadline, period;
-    } a = {.size = 48, .policy = 0 /* SCHED_OTHER */, .runtime = 100000};
-    if (syscall(SYS_sched_setattr, 0, &a, 0) != 0)
-        hcrt_debug(HCRT_MOD_DSM, "service thread: no short slice (%s)",
-                   strerror(errno));
-}
-
 static void *service_main(void *arg)
 {
     (void)arg;
     uint64_t last_busy = hcrt__dsm_now_ns();
     prctl(PR_SET_TIMERSLACK, 1000UL);
     prctl(PR_SET_NAME, "hcrt-dsm");
-    short_slice();
     while (!atomic_load(&svc.stop) || svc.nsends > 0 ||
            atomic_load(&svc.submitted)) {
         int busy = 0;

@@ -670,10 +670,14 @@ static void exchange_end(hcrt__cl_pool_t *p, uint64_t ext_mine)
     hcrt__cl_hp_t *h = p->hp;
     int nn = p->nn, win = h->win;
     hcrt__hetprobe_node_meas_t m[nn];
-    uint64_t ext[nn];
+    uint64_t none[nn];
 
     hcrt__cl_gather_finish(p, win, m);
-    hcrt__cl_ext_exchange(p, win, ext_mine, ext);
+    /* no zones (every node resting or time-bounded out, or no rest): no
+     * node could extend, and every node knows it */
+    memset(none, 0, sizeof(none));
+    const uint64_t *ext =
+        h->zstart[nn] ? hcrt__cl_ext_exchange(p, win, ext_mine) : none;
     hcrt__hetprobe_decision_t *d = &h->d;
     d->nnodes = nn, d->window = win, d->meas = m;
     hcrt__hetprobe_decide(&h->prm, nn, h->thr, m, d);

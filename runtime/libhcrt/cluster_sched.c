@@ -415,12 +415,13 @@ void hcrt__cl_gather_finish(hcrt__cl_pool_t *p, int win,
 }
 
 /* Every node's extension of window `win` (iterations it ran from its zone
- * of the window's rest while it waited for the others' measurements) into
- * ext[], this node's being `mine`: sent to every other node, then theirs
+ * of the window's rest while it waited for the others' measurements),
+ * this node's being `mine`: sent to every other node, then theirs
  * received. Every node calls it once the gather is complete; a node still
- * in an extension chunk answers when the chunk ends. */
-void hcrt__cl_ext_exchange(hcrt__cl_pool_t *p, int win, uint64_t mine,
-                           uint64_t *ext)
+ * in an extension chunk answers when the chunk ends. Returns p->xext
+ * (nn values). */
+const uint64_t *hcrt__cl_ext_exchange(hcrt__cl_pool_t *p, int win,
+                                      uint64_t mine)
 {
     int nn = p->nn, no = nn - 1;
     MPI_Request rq[2 * (nn > 1 ? no : 1)];
@@ -437,7 +438,7 @@ void hcrt__cl_ext_exchange(hcrt__cl_pool_t *p, int win, uint64_t mine,
         i++;
     }
     xcheck(MPI_Waitall(2 * no, rq, MPI_STATUSES_IGNORE), "wait (extension)");
-    memcpy(ext, p->xext, sizeof(uint64_t) * (size_t)nn);
+    return p->xext;
 }
 
 uint64_t hcrt__cl_pack_cmpki(double cmpki)
