@@ -161,11 +161,14 @@ bool TargetLowerer::run() {
 // inlining). With hcc the same host code runs as a kernel on a worker
 // node, where the answer is 0: calls go to the library routine instead,
 // which the runtime-call lowering turns into __hcrt_omp_is_initial_device
-// (1 outside kernels, as before).
+// (1 outside kernels, as before). In C++ the variant is a static function
+// with an Itanium name, "_ZL44omp_is_initial_device$ompvariant...hostv".
 bool useRuntimeDeviceQueries(Module &M) {
   bool Changed = false;
   for (Function &F : make_early_inc_range(M)) {
     StringRef N = F.getName();
+    if (N.consume_front("_ZL") || N.consume_front("_Z"))
+      N = N.ltrim("0123456789");
     if (!N.starts_with("omp_is_initial_device$ompvariant") ||
         !N.contains("host") || N.contains("nohost") ||
         F.getFunctionType()->getNumParams() != 0 ||
