@@ -146,6 +146,8 @@ static hcrt_status_t buf_remove(hcrt__dm_t *dm, dm_buf_t *b, hcrt__dm_plan_t *p)
     return HCRT_OK;
 }
 
+/* target: the host pointer's value; poff = target - p's begin, modulo
+ * 2^64 (negative for a section that starts after the pointee). */
 static hcrt_status_t attach(hcrt__dm_t *dm, uintptr_t slot, dm_buf_t *p,
                             uintptr_t target)
 {
@@ -236,8 +238,12 @@ static hcrt_status_t enter_one(hcrt__dm_t *dm, const hcrt__ofl_map_t *m,
     if ((m->type & HCRT_OFL_MAP_TO) &&
         (es->is_new || (m->type & HCRT_OFL_MAP_ALWAYS)))
         st = copy_to(dm, b, m, node, p);
+    /* the node's pointer gets the node address of what the host pointer
+     * points at, which may lie before the mapped section: p[10:80] or
+     * Fortran's p(10:90) keep p pointing at element 0 or 1 (libomptarget's
+     * TgtPtrBegin - Delta) */
     if (st == HCRT_OK && (m->type & HCRT_OFL_MAP_PTR_AND_OBJ))
-        st = attach(dm, (uintptr_t)m->base, b, a);
+        st = attach(dm, (uintptr_t)m->base, b, *(const uintptr_t *)m->base);
     return st;
 }
 

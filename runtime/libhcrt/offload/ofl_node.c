@@ -128,7 +128,7 @@ static hcrt_status_t nb_attach(uint64_t buf, uint64_t off, uint64_t tbuf,
     char *target = hcrt__ofl_node_ptr(tbuf);
     if (!slot || !target)
         return HCRT_ERR_NOT_FOUND;
-    *slot = target + toff;
+    *slot = (void *)((uintptr_t)target + toff); /* toff may be "negative" */
     return HCRT_OK;
 }
 

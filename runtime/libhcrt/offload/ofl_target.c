@@ -386,7 +386,9 @@ static void plan_failed(hcrt_status_t st, const char *what)
     hcrt_fatal(HCRT_MOD_TARGET,
                "%s: a map extends data that is already mapped, or a struct "
                "member lies outside its mapped parent (the OpenMP spec "
-               "forbids both): map the whole range the first time (%s)",
+               "forbids both): map the whole range the first time; flang-19 "
+               "emits such a member for map(x, x%%c) with an allocatable "
+               "component c (%s)",
                what, hcrt_strerror(st));
 }
 
