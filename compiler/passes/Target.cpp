@@ -17,6 +17,7 @@
 #include "Common.h"
 
 #include "llvm/ADT/DenseMap.h"
+#include "llvm/ADT/SmallBitVector.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
@@ -44,7 +45,8 @@ public:
 
 private:
   Function *hostFallback(CallBase &CB, GlobalValue *RegionId);
-  Function *trampoline(Function *Host);
+  Function *trampoline(Function *Host, const SmallBitVector &ByRef);
+  SmallBitVector literalsByReference(CallBase &CB, Function *Host);
   bool describe(CallBase &CB);
 
   Module &M;
@@ -71,17 +73,68 @@ Function *TargetLowerer::hostFallback(CallBase &CB, GlobalValue *RegionId) {
   return nullptr;
 }
 
-Function *TargetLowerer::trampoline(Function *Host) {
+// flang-19 builds a target region's host function with every captured
+// variable by reference, but passes the scalars it captures by copy as
+// LITERAL kernel arguments (the value itself in the pointer slot), as for a
+// device kernel that copies them in; the host function then reads and
+// writes through the value as an address (OpenMP_VV's Fortran loops with an
+// implicitly mapped index crashed at address N+1). Returns the parameters
+// whose slot address the trampoline must pass instead: a copy of the value
+// the kernel may write, as a device's by-copy argument is. clang builds
+// host functions that take literals by value: nothing to do there.
+SmallBitVector TargetLowerer::literalsByReference(CallBase &CB,
+                                                  Function *Host) {
+  SmallBitVector ByRef(Host->arg_size());
+  if (M.getSourceFileName() != "FIRModule") // flang's module name
+    return ByRef;
+  // the map types: field 4 (byte offset 32) of the __tgt_kernel_arguments
+  // the call passes, stored as a constant array
+  Value *KArgs = CB.getArgOperand(5)->stripPointerCasts();
+  const DataLayout &DL = M.getDataLayout();
+  const ConstantDataArray *Types = nullptr;
+  for (Instruction &I : instructions(*CB.getFunction())) {
+    auto *St = dyn_cast<StoreInst>(&I);
+    if (!St)
+      continue;
+    APInt Off(DL.getIndexTypeSizeInBits(St->getPointerOperandType()), 0);
+    const Value *Base =
+        St->getPointerOperand()->stripAndAccumulateConstantOffsets(DL, Off,
+                                                                   true);
+    auto *GV = dyn_cast<GlobalVariable>(St->getValueOperand());
+    if (Base == KArgs && Off == 32 && GV && GV->hasInitializer())
+      Types = dyn_cast<ConstantDataArray>(GV->getInitializer());
+  }
+  if (!Types || !Types->getElementType()->isIntegerTy(64))
+    return ByRef;
+  unsigned N = 0;
+  for (unsigned I = 0; I < Types->getNumElements() && N < Host->arg_size();
+       ++I) {
+    uint64_t T = Types->getElementAsInteger(I);
+    if (!(T & 0x20)) // OMP_MAP_TARGET_PARAM
+      continue;
+    if ((T & 0x100) && // OMP_MAP_LITERAL
+        Host->getFunctionType()->getParamType(N)->isPointerTy())
+      ByRef.set(N);
+    ++N;
+  }
+  return ByRef;
+}
+
+Function *TargetLowerer::trampoline(Function *Host,
+                                    const SmallBitVector &ByRef) {
   auto *Ty = FunctionType::get(Type::getVoidTy(Ctx), {PtrTy}, false);
   Function *T = Function::Create(Ty, GlobalValue::InternalLinkage,
                                  "__hcrt_ktramp." + Host->getName(), M);
   keepOutOfLine(*Host);
   IRBuilder<> B(BasicBlock::Create(Ctx, "entry", T));
   SmallVector<Value *, 8> Args;
-  for (unsigned I = 0; I < Host->arg_size(); ++I)
+  for (unsigned I = 0; I < Host->arg_size(); ++I) {
+    Value *Slot = B.CreateConstInBoundsGEP1_64(PtrTy, T->getArg(0), I);
     Args.push_back(
-        narrowFromSlot(B, B.CreateConstInBoundsGEP1_64(PtrTy, T->getArg(0), I),
-                       Host->getFunctionType()->getParamType(I)));
+        ByRef.test(I) ? Slot
+                      : narrowFromSlot(
+                            B, Slot, Host->getFunctionType()->getParamType(I)));
+  }
   B.CreateCall(Host->getFunctionType(), Host, Args);
   B.CreateRetVoid();
   return T;
@@ -120,7 +173,7 @@ bool TargetLowerer::describe(CallBase &CB) {
   Constant *Fields[] = {ConstantInt::get(I64, fnv1a(Name)),
                         cstring(M, Name),
                         cast<Constant>(HostPtr),
-                        trampoline(Host),
+                        trampoline(Host, literalsByReference(CB, Host)),
                         Host,
                         ConstantInt::get(I32, Host->arg_size()),
                         ConstantInt::get(I32, Line)};
