@@ -30,6 +30,7 @@ void hcrt__event_opts_default(hcrt__event_opts_t *o)
     o->idle_max_us = 1000;
     o->poll_max_us = 50;
     o->spin_us = 1000;
+    o->bell = HCRT_BELL_AUTO;
 }
 
 void hcrt__event_opts_from_settings(hcrt__event_opts_t *o)
@@ -44,6 +45,7 @@ void hcrt__event_opts_from_settings(hcrt__event_opts_t *o)
     o->idle_max_us = (int)hcrt__config_int("HCRT_EVENT_IDLE_MAX_US");
     o->poll_max_us = (int)hcrt__config_int("HCRT_EVENT_POLL_MAX_US");
     o->spin_us = (int)hcrt__config_int("HCRT_EVENT_SPIN_US");
+    o->bell = hcrt__config_enum("HCRT_EVENT_BELL"); /* auto|0|1, in order */
 }
 
 hcrt_status_t hcrt__event_register(int id, const hcrt__event_type_ops_t *ops)
@@ -81,6 +83,7 @@ void hcrt__event_get_stats(hcrt__event_stats_t *out)
     out->timeouts = atomic_load(&hcrt__ev.timeouts);
     out->bytes_sent = atomic_load(&hcrt__ev.bytes_sent);
     out->bytes_recv = atomic_load(&hcrt__ev.bytes_recv);
+    out->bell_wakeups = hcrt__bell_wakeups(&hcrt__ev.bell);
     pthread_mutex_lock(&hcrt__ev.lock);
     out->inflight = (uint64_t)hcrt__ev.nlive_origin;
     pthread_mutex_unlock(&hcrt__ev.lock);
@@ -124,7 +127,18 @@ static void *gate_main(void *unused)
             if (us < hcrt__ev.opts.poll_max_us &&
                 atomic_load(&hcrt__ev.exec_busy) > 0)
                 us = hcrt__ev.opts.poll_max_us;
-            if (us)
+            /* Origins ring this rank's bell after sending it a notice:
+             * block until then instead of napping (an idle gate naps up
+             * to idle_max_us, and 8x that after a long quiet spell, and
+             * that was the latency of the next kernel sent here). After
+             * a bell, poll a few times at once and then with short naps
+             * (the notice may land just after its bell), but do not spin
+             * a whole spin window: a bell left over from a burst the gate
+             * already served would take the core from the kernels. */
+            if (us > 1 && hcrt__bell_inbound_ok(&hcrt__ev.bell)) {
+                if (hcrt__bell_wait(&hcrt__ev.bell, us * 1000L))
+                    idle.empty = 0, idle.sleep_us = 0;
+            } else if (us)
                 sleep_us(us);
             continue;
         }
@@ -263,6 +277,11 @@ hcrt_status_t hcrt__event_init(MPI_Comm comm, const hcrt__event_opts_t *opts)
                    hcrt_strerror(st));
         return st;
     }
+    /* collective, like setup_comms; fails only for HCRT_EVENT_BELL=1 */
+    if ((st = hcrt__bell_init(&hcrt__ev.bell, hcrt__ev.ctrl, hcrt__ev.opts.bell,
+                              HCRT_MOD_EVENT, "event", "HCRT_EVENT_BELL")) !=
+        HCRT_OK)
+        return st;
     hcrt__ev_forward_register();
     hcrt__ev.ready = 1;
     start_threads();
@@ -329,6 +348,7 @@ static int shutdown_barrier(double deadline)
 static void stop_threads(void)
 {
     atomic_store(&gate_stop, 1);
+    hcrt__bell_local(&hcrt__ev.bell); /* a gate blocked on its bells */
     pthread_join(hcrt__ev.gate, NULL);
     for (int i = 0; i < 2; i++) {
         pthread_mutex_lock(&hcrt__ev.q[i].lock);
@@ -411,6 +431,7 @@ hcrt_status_t hcrt__event_fini(void)
     hcrt__ev.stopping = 1;
     stop_threads();
     drain_queues();
+    hcrt__bell_fini(&hcrt__ev.bell);
     ok &= report_leftovers() == 0;
     MPI_Comm_free(&hcrt__ev.ctrl);
     for (int i = 0; i < hcrt__ev.opts.comms; i++)

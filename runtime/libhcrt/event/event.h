@@ -137,12 +137,14 @@ typedef struct hcrt__event_opts {
     int poll_max_us;      /* longest sleep of a handler with events waiting */
     int spin_us;          /* threads poll without sleeping this long after
                              their last progress */
+    int bell; /* HCRT_BELL_AUTO/OFF/ON: the idle gate blocks on bells */
 } hcrt__event_opts_t;
 
 typedef struct hcrt__event_stats {
     uint64_t sent, served, timeouts;
     uint64_t bytes_sent, bytes_recv; /* every byte this rank's layer moved */
     uint64_t inflight;               /* origin events not completed yet */
+    uint64_t bell_wakeups;           /* the idle gate woken by a peer's bell */
 } hcrt__event_stats_t;
 
 /* Called (on a handler thread) when an event to or from `rank` passes its

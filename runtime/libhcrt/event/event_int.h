@@ -4,6 +4,7 @@
 #ifndef HCRT_EVENT_INT_H
 #define HCRT_EVENT_INT_H
 
+#include "libhcrt/bell.h"
 #include <pthread.h>
 #include <stdatomic.h>
 
@@ -145,6 +146,7 @@ typedef struct ev_global {
     void *hook_arg;
     atomic_uint_fast64_t sent, served, timeouts, bytes_sent, bytes_recv;
     atomic_int exec_busy; /* EXEC events queued or running right now */
+    hcrt_bell_t bell;     /* rung by origins after a notice to this rank */
 } ev_global_t;
 
 extern ev_global_t hcrt__ev;

@@ -119,6 +119,10 @@ hcrt_status_t hcrt__event_send(const hcrt__event_send_t *s,
     size_t nbytes = offsetof(ev_notice_t, hdr) + s->hdr_len;
     MPI_Isend(&ev->notice, (int)nbytes, MPI_BYTE, ev->peer, EV_CTRL_TAG,
               hcrt__ev.ctrl, &ev->notice_req);
+    /* its gate may be blocked; one rung less than half a spin window ago
+     * still polls (and a missed ring costs at most one nap) */
+    hcrt__bell_ring(&hcrt__ev.bell, ev->peer,
+                    (int64_t)hcrt__ev.opts.spin_us * 500);
     int sent; /* a small notice is usually out at once: no handler pass */
     MPI_Test(&ev->notice_req, &sent, MPI_STATUS_IGNORE);
     atomic_fetch_add(&hcrt__ev.bytes_sent, nbytes);

@@ -1,0 +1,62 @@
+/*
+ * bell.h - wake-ups of runtime threads that poll MPI: a local eventfd, and
+ * between ranks a UDP datagram ("bell") per burst of messages sent.
+ *
+ * MPI cannot block without spinning, so the DSM service thread and the
+ * event gate poll it; a polling thread that shares its core with
+ * computation waits a scheduler tick for it, one that naps answers late.
+ * A thread blocked in poll() on its bells is woken by the kernel at once
+ * when a peer rings after sending it a message. Bells are hints carrying
+ * the sender's rank: a lost or spurious one costs latency or a wake-up,
+ * never correctness (every wait keeps a timeout).
+ *
+ * Routes: every rank binds a UDP port on all its addresses and publishes
+ * it with its IPv4 interface addresses. A peer in the same network
+ * namespace of the same boot is rung on 127.0.0.1; another on its address
+ * in a subnet of one of this rank's interfaces (the cluster's network, as
+ * Open MPI's TCP path also needs). Start-up rings every route once and
+ * keeps only those whose bells arrived; a thread may block only when every
+ * peer's bells reach its rank (hcrt__bell_inbound_ok).
+ */
+#ifndef HCRT_BELL_H
+#define HCRT_BELL_H
+
+#include <mpi.h>
+#include <netinet/in.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include "hcrt/hcrt.h"
+
+enum { HCRT_BELL_AUTO = 0, HCRT_BELL_OFF, HCRT_BELL_ON }; /* setting order */
+
+typedef struct hcrt_bell {
+    int efd, sfd, rank, size, module;
+    const char *what;         /* for messages: "DSM", "event" */
+    struct sockaddr_in *to;   /* per peer; sin_port 0: no route */
+    uint8_t *marked;          /* per peer: ring at the next flush */
+    _Atomic int64_t *last_ns; /* per peer: monotonic time of the last ring */
+    int nmarked;
+    int inbound_ok; /* every peer's bells reach this rank */
+    _Atomic uint64_t rung, woken;
+} hcrt_bell_t;
+
+/* Collective over comm. mode: HCRT_BELL_AUTO/OFF/ON (ON: a route missing
+ * is an error naming `setting`). The eventfd exists in every mode. */
+hcrt_status_t hcrt__bell_init(hcrt_bell_t *b, MPI_Comm comm, int mode,
+                              int module, const char *what,
+                              const char *setting);
+void hcrt__bell_fini(hcrt_bell_t *b);
+int hcrt__bell_inbound_ok(const hcrt_bell_t *b);
+uint64_t hcrt__bell_wakeups(hcrt_bell_t *b);
+/* One thread only: mark dest, ring every marked peer at the flush. */
+void hcrt__bell_mark(hcrt_bell_t *b, int dest);
+void hcrt__bell_flush(hcrt_bell_t *b);
+/* Any thread: ring dest now (this rank's own eventfd for dest == rank),
+ * unless this rank rang it less than gap_ns ago (0: always). */
+void hcrt__bell_ring(hcrt_bell_t *b, int dest, int64_t gap_ns);
+void hcrt__bell_local(hcrt_bell_t *b); /* async-signal-safe */
+/* Blocks until a bell or ns passed; at once if one is pending. 1: woken. */
+int hcrt__bell_wait(hcrt_bell_t *b, long ns);
+
+#endif
