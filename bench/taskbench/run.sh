@@ -24,7 +24,16 @@
 #         250), which models devices with cores of their own (the ranks of
 #         this machine share its cores, so with the compute kernel every
 #         placement costs the same CPU time). TB_POLICY_RUNS runs of each
-#         (default 1) give medians.
+#         (default 1) give medians. TB_POLICY_SETUP says where the ranks
+#         run:
+#           shared  (default) unpinned: the OS spreads them over the cores;
+#           pinned  the head and device 1 on core 0, every other device on
+#                   the last core (TB_POLICY_RANKS defaults to 3 here);
+#           hog     as pinned, plus a CPU-bound process on the last core:
+#                   device 1 runs about twice as fast as the others
+#                   (heterogeneous nodes by real contention, as in
+#                   bench/hetprobe's hog setup). Only the compute kernel
+#                   runs: a waiting kernel is not slowed by a hog.
 #
 # Everything runs under `timeout`; the hcc binary is built into
 # BUILD_DIR/bench/taskbench. Re-run on a quiet machine: timings of a loaded
@@ -36,6 +45,7 @@ what=${2:-all}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 export OMPI_MCA_rmaps_base_oversubscribe=1 HCRT_CLUSTER=${HCRT_CLUSTER:-1}
 out=$build/bench/taskbench
+pin=() # a wrapper the ranks run under (the policy setups pinned and hog)
 mkdir -p "$out"
 [ -x "$build/bin/hcc" ] || { echo "run.sh: $build/bin/hcc not found: build hcc first" >&2; exit 2; }
 "$build/bin/hcc" -O2 "$src/bench/taskbench/taskbench.c" -o "$out/taskbench" 2>"$out/build.log" ||
@@ -46,7 +56,7 @@ tb() { # tb RANKS ARGS...: one run, its key=value line (or "failed") on stdout
     shift
     echo "== hcrun -n $np taskbench $*" >>"$out/run.err"
     timeout -k 5 600 "$build/bin/hcrun" -n "$np" --threads "${TB_THREADS:-1}" \
-        --bind-to none "$out/taskbench" "$@" 2>>"$out/run.err" | grep '^pattern=' ||
+        --bind-to none ${pin[@]+"${pin[@]}"} "$out/taskbench" "$@" 2>>"$out/run.err" | grep '^pattern=' ||
         echo "failed"
 }
 val() { sed -n "s/.* $1=\([^ ]*\).*/\1/p"; } # val KEY < line
@@ -99,11 +109,30 @@ if [ "$what" = metg ] || [ "$what" = all ]; then
 fi
 
 if [ "$what" = policy ] || [ "$what" = all ]; then
-    np=${TB_POLICY_RANKS:-4} it=${TB_POLICY_ITER:-200000} us=${TB_POLICY_SLEEP_US:-250}
+    setup=${TB_POLICY_SETUP:-shared} kerns="compute sleep" hog_pid=
+    case $setup in
+    shared) np=${TB_POLICY_RANKS:-4} ;;
+    pinned | hog)
+        np=${TB_POLICY_RANKS:-3} last=$(($(getconf _NPROCESSORS_ONLN) - 1))
+        # ranks 0 (head) and 1 on core 0, the other devices on the last core
+        printf '#!/bin/sh\nr=$OMPI_COMM_WORLD_RANK\n[ "$r" -lt 2 ] && c=0 || c=%d\nexec taskset -c $c "$@"\n' \
+            "$last" >"$out/pin.sh"
+        chmod +x "$out/pin.sh"
+        pin=("$out/pin.sh")
+        if [ "$setup" = hog ]; then
+            kerns=compute
+            taskset -c "$last" sh -c 'while :; do :; done' &
+            hog_pid=$!
+            trap 'kill $hog_pid 2>/dev/null' EXIT
+        fi
+        ;;
+    *) echo "run.sh: unknown TB_POLICY_SETUP '$setup' (shared, pinned, hog)" >&2; exit 2 ;;
+    esac
+    it=${TB_POLICY_ITER:-200000} us=${TB_POLICY_SLEEP_US:-250}
     var=${TB_POLICY_VAR:-HCRT_OFFLOAD_POLICY} fast=${TB_POLICY_FAST:-heft} base=${TB_POLICY_BASE:-rr}
     runs=${TB_POLICY_RUNS:-1}
     median() { sort -g | awk '{ v[NR] = $1 } END { print NR % 2 ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-    for kern in compute sleep; do
+    for kern in $kerns; do
         if [ $kern = compute ]; then
             args=(-w 8 -s 16 -i "$it" -b 4096 -u 4 -r 4 -n)
             what_k="compute kernels of costs 1x/3x/5x/7x x $it iterations"
@@ -111,7 +140,7 @@ if [ "$what" = policy ] || [ "$what" = all ]; then
             args=(-w 8 -s 16 -i "$us" -b 4096 -u 4 -r 4 -n -S)
             what_k="waiting kernels (-S) of 1x/3x/5x/7x x $us us"
         fi
-        echo "$fast vs $base ($var): $what_k, $np ranks, median of $runs run(s)"
+        echo "$fast vs $base ($var): $what_k, $np ranks ($setup), median of $runs run(s)"
         echo "(taskbench -p P ${args[*]})"
         echo
         echo "| pattern | tasks | devices | work (ms) | $fast (ms) | $base (ms) | $base / $fast | per run |"
@@ -138,4 +167,5 @@ if [ "$what" = policy ] || [ "$what" = all ]; then
         done
         echo
     done
+    if [ -n "$hog_pid" ]; then kill "$hog_pid" 2>/dev/null; fi
 fi
