@@ -7,7 +7,10 @@ src=$(cd "$(dirname "$0")/.." && pwd)
 build=${HCC_BUILD_DIR:-$src/build}
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # Open MPI 4.1 fails when two mpiruns race to create its per-user session
-# directory; make it before tests run in parallel (lit does its own).
-mkdir -p -m 700 "${TMPDIR:-/tmp}/ompi.$(hostname -s).$(id -u)"
+# directory, or when one creates it while another that ends removes it
+# (which it does when no directory is left in it). Make it before tests run
+# in parallel, with a directory in it that keeps it (lit does its own).
+ompi_top=${TMPDIR:-/tmp}/ompi.$(hostname -s).$(id -u)
+mkdir -p -m 700 "$ompi_top/keep" # a directory: files are removed
 cd "$build"
 ctest --output-on-failure --timeout 900 "$@"

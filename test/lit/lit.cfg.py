@@ -32,11 +32,17 @@ for var in ["HOME", "TMPDIR", "OMP_NUM_THREADS"]:
 # ("mkdir ... File exists", orte_init failed) when two runs started at the
 # same moment race to create it - lit runs tests in parallel, in one TMPDIR.
 # So every lit run gets a session base of its own with that directory made
-# up front (lit sets TMPDIR itself after this file ran).
+# up front (lit sets TMPDIR itself after this file ran). It also holds a
+# directory: an mpirun that ends removes the files in it and then, when no
+# directory is left in it, the directory itself, and a run starting at that
+# moment failed the same way (its mkdir saw the directory, its stat right
+# after did not: lit-observe in session 10's CI).
 import atexit, shutil, socket, tempfile
 _ompi_base = tempfile.mkdtemp(prefix="hcc-lit-ompi-")
-os.mkdir(os.path.join(_ompi_base, "ompi.%s.%d" % (
-    socket.gethostname().split(".")[0], os.getuid())), 0o700)
+_ompi_top = os.path.join(_ompi_base, "ompi.%s.%d" % (
+    socket.gethostname().split(".")[0], os.getuid()))
+os.mkdir(_ompi_top, 0o700)
+os.mkdir(os.path.join(_ompi_top, "keep"), 0o700)  # a file would be removed
 atexit.register(shutil.rmtree, _ompi_base, True)
 config.environment["OMPI_MCA_orte_tmpdir_base"] = _ompi_base
 config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
