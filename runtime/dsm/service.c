@@ -438,10 +438,14 @@ static void idle(uint64_t *last_busy)
 {
     uint64_t t = hcrt__dsm_now_ns();
     if (t - *last_busy < dsm.spin_ns) {
-        /* with a request of this rank's threads in flight, they sleep
-         * until its reply: the core is ours, polling is quickest */
-        if (t < svc.contended_until && svc.nfree == MAX_SLOTS &&
-            hcrt__dsm_bell_inbound_ok()) {
+        /* While the core is contended this thread blocks on its bells,
+         * also with a request of this rank's threads in flight: they
+         * sleep until its reply, but the core is not ours then either
+         * (another process or rank computes on it), and each yield gave
+         * it away for a time slice; the home rings when it replies. A
+         * node slowed by a CPU hog measured its first nbody iteration
+         * (66 fetches) at 0.002 of the head's speed that way. */
+        if (t < svc.contended_until && hcrt__dsm_bell_inbound_ok()) {
             long left = (long)(dsm.spin_ns - (t - *last_busy));
             /* a send of ours in flight may need our progress (over TCP,
              * a large one does): short naps until it is done */
