@@ -27,48 +27,14 @@
 #include "libhcrt/config.h"
 #include "libhcrt/log.h"
 
-static hcrt_bell_t bell = {.efd = -1, .sfd = -1};
+/* fds -1 until init: undo() may finish it without an init */
+hcrt_bell_t hcrt__dsm_bell = {.efd = -1, .sfd = -1};
 
 /* Collective over dsm.coll_comm (every rank calls it, whatever happens). */
 hcrt_status_t hcrt__dsm_bell_init(void)
 {
     /* the setting's choices auto|0|1 are HCRT_BELL_AUTO/OFF/ON */
-    return hcrt__bell_init(&bell, dsm.coll_comm,
+    return hcrt__bell_init(&hcrt__dsm_bell, dsm.coll_comm,
                            hcrt__config_enum("HCRT_DSM_BELL"), HCRT_MOD_DSM,
                            "DSM", "HCRT_DSM_BELL");
-}
-
-void hcrt__dsm_bell_fini(void)
-{
-    hcrt__bell_fini(&bell);
-}
-
-int hcrt__dsm_bell_inbound_ok(void)
-{
-    return hcrt__bell_inbound_ok(&bell);
-}
-
-uint64_t hcrt__dsm_bell_wakeups(void)
-{
-    return hcrt__bell_wakeups(&bell);
-}
-
-void hcrt__dsm_bell_mark(int dest)
-{
-    hcrt__bell_mark(&bell, dest);
-}
-
-void hcrt__dsm_bell_flush(void)
-{
-    hcrt__bell_flush(&bell);
-}
-
-void hcrt__dsm_bell_local(void)
-{
-    hcrt__bell_local(&bell);
-}
-
-int hcrt__dsm_bell_wait(long ns)
-{
-    return hcrt__bell_wait(&bell, ns);
 }

@@ -11,6 +11,7 @@
 #ifndef HCRT_DSM_INT_H
 #define HCRT_DSM_INT_H
 
+#include "libhcrt/bell.h"
 #include <mpi.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -120,15 +121,11 @@ struct dsm_state {
 };
 extern struct dsm_state dsm;
 
-/* ---- bell.c: service-thread wake-ups (local eventfd, UDP between ranks) */
+/* ---- bell.c: service-thread wake-ups (local eventfd, UDP between ranks;
+ * used through libhcrt/bell.h: mark/flush by the service thread only,
+ * local from the fault handler) */
+extern hcrt_bell_t hcrt__dsm_bell;
 hcrt_status_t hcrt__dsm_bell_init(void); /* collective */
-void hcrt__dsm_bell_fini(void);
-int hcrt__dsm_bell_inbound_ok(void); /* every peer can ring this rank */
-uint64_t hcrt__dsm_bell_wakeups(void);
-void hcrt__dsm_bell_mark(int dest); /* service thread only */
-void hcrt__dsm_bell_flush(void);    /* rings the marked peers */
-void hcrt__dsm_bell_local(void);    /* async-signal-safe */
-int hcrt__dsm_bell_wait(long ns);
 
 /* ---- range.c ---- */
 hcrt_status_t hcrt__dsm_range_init(uintptr_t base, size_t size);

@@ -110,7 +110,7 @@ static void undo(void)
 {
     if (stage >= 4)
         hcrt__dsm_service_stop();
-    hcrt__dsm_bell_fini();
+    hcrt__bell_fini(&hcrt__dsm_bell);
     if (stage >= 3) {
         hcrt__dsm_shm_fini();
         hcrt__dsm_alloc_fini();
@@ -189,7 +189,7 @@ void hcrt__dsm_fini(void)
     hcrt__dsm_readahead_drain();
     hcrt__dsm_cluster_barrier(); /* nobody needs my pages any more */
     hcrt__dsm_service_stop();
-    hcrt__dsm_bell_fini();
+    hcrt__bell_fini(&hcrt__dsm_bell);
     hcrt__dsm_fault_uninstall();
     dsm.ready = 0;
     hcrt__dsm_shm_fini();

@@ -79,7 +79,7 @@ void hcrt__dsm_submit(dsm_op_t *op)
     } while (!atomic_compare_exchange_weak_explicit(
         &svc.submitted, &head, op, memory_order_release, memory_order_relaxed));
     if (atomic_load(&svc.sleeping)) {
-        hcrt__dsm_bell_local();
+        hcrt__bell_local(&hcrt__dsm_bell);
     }
 }
 
@@ -139,8 +139,8 @@ static void isend_tag(int dest, const void *buf, size_t len, int tag,
                    "%d)",
                    dest, rc);
     track_send(req, to_free, op);
-    if (tag == 0 && dest != dsm.rank)
-        hcrt__dsm_bell_mark(dest); /* the data (DSM_TAG_DATA) follows it */
+    if (tag == 0 && dest != dsm.rank) /* the data (DSM_TAG_DATA) follows */
+        hcrt__bell_mark(&hcrt__dsm_bell, dest);
 }
 
 static void isend(int dest, void *buf, size_t len, void *to_free, dsm_op_t *op)
@@ -429,7 +429,7 @@ static void nap(long ns)
         ns > BELL_EARLY_NAP_NS)
         ns = BELL_EARLY_NAP_NS;
     atomic_store(&svc.sleeping, 1);
-    if (!atomic_load(&svc.submitted) && hcrt__dsm_bell_wait(ns))
+    if (!atomic_load(&svc.submitted) && hcrt__bell_wait(&hcrt__dsm_bell, ns))
         svc.bell_at = hcrt__dsm_now_ns();
     atomic_store(&svc.sleeping, 0);
 }
@@ -445,7 +445,7 @@ static void idle(uint64_t *last_busy)
          * it away for a time slice; the home rings when it replies. A
          * node slowed by a CPU hog measured its first nbody iteration
          * (66 fetches) at 0.002 of the head's speed that way. */
-        if (t < svc.contended_until && hcrt__dsm_bell_inbound_ok()) {
+        if (t < svc.contended_until && hcrt__bell_inbound_ok(&hcrt__dsm_bell)) {
             long left = (long)(dsm.spin_ns - (t - *last_busy));
             /* a send of ours in flight may need our progress (over TCP,
              * a large one does): short naps until it is done */
@@ -493,7 +493,7 @@ static void *service_main(void *arg)
         busy |= test_sends();
         while (receive_one())
             busy = 1;
-        hcrt__dsm_bell_flush(); /* after the pass's sends */
+        hcrt__bell_flush(&hcrt__dsm_bell); /* after the pass's sends */
         if (busy)
             last_busy = hcrt__dsm_now_ns(), svc.bell_at = 0;
         else
@@ -528,7 +528,7 @@ hcrt_status_t hcrt__dsm_service_start(void)
 void hcrt__dsm_service_stop(void)
 {
     atomic_store(&svc.stop, 1);
-    hcrt__dsm_bell_local();
+    hcrt__bell_local(&hcrt__dsm_bell);
     pthread_join(svc.thread, NULL);
     free(svc.inbuf);
     free(svc.sends);

@@ -268,23 +268,28 @@ void hcrt__bell_mark(hcrt_bell_t *b, int dest)
     }
 }
 
-void hcrt__bell_flush(hcrt_bell_t *b)
+/* One datagram carrying this rank's number to peer k (a route exists). */
+static void send_bell(hcrt_bell_t *b, int k)
 {
     uint32_t who = (uint32_t)b->rank;
+    if (sendto(b->sfd, &who, sizeof who, MSG_DONTWAIT,
+               (struct sockaddr *)&b->to[k], sizeof b->to[k]) > 0)
+        atomic_fetch_add_explicit(&b->rung, 1, memory_order_relaxed);
+}
+
+void hcrt__bell_flush(hcrt_bell_t *b)
+{
     for (int k = 0; b->nmarked > 0 && k < b->size; k++) {
         if (!b->marked[k])
             continue;
         b->marked[k] = 0;
         b->nmarked--;
-        if (sendto(b->sfd, &who, sizeof who, MSG_DONTWAIT,
-                   (struct sockaddr *)&b->to[k], sizeof b->to[k]) > 0)
-            atomic_fetch_add_explicit(&b->rung, 1, memory_order_relaxed);
+        send_bell(b, k);
     }
 }
 
 void hcrt__bell_ring(hcrt_bell_t *b, int dest, int64_t gap_ns)
 {
-    uint32_t who = (uint32_t)b->rank;
     if (dest == b->rank) {
         hcrt__bell_local(b);
         return;
@@ -302,9 +307,7 @@ void hcrt__bell_ring(hcrt_bell_t *b, int dest, int64_t gap_ns)
             return;
         atomic_store_explicit(&b->last_ns[dest], now, memory_order_relaxed);
     }
-    if (sendto(b->sfd, &who, sizeof who, MSG_DONTWAIT,
-               (struct sockaddr *)&b->to[dest], sizeof b->to[dest]) > 0)
-        atomic_fetch_add_explicit(&b->rung, 1, memory_order_relaxed);
+    send_bell(b, dest);
 }
 
 /* Async-signal-safe (the DSM fault handler's submit). */
@@ -316,7 +319,7 @@ void hcrt__bell_local(hcrt_bell_t *b)
 }
 
 /* Blocks until a bell or `ns` passed; returns at once when one is
- * pending. 1 when woken by a b-> */
+ * pending. 1 when woken by a bell. */
 int hcrt__bell_wait(hcrt_bell_t *b, long ns)
 {
     uint64_t v;

@@ -48,7 +48,7 @@ int main(int argc, char **argv)
     a = dsm_test_share(a, 0);
     CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
 
-    uint64_t woken0 = hcrt__dsm_bell_wakeups();
+    uint64_t woken0 = hcrt__bell_wakeups(&hcrt__dsm_bell);
     if (me == 0) {
         volatile double x = 1.0;
         double t0 = now_ms();
@@ -69,7 +69,7 @@ int main(int argc, char **argv)
     }
     CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
     if (me == 0) {
-        uint64_t woken = hcrt__dsm_bell_wakeups() - woken0;
+        uint64_t woken = hcrt__bell_wakeups(&hcrt__dsm_bell) - woken0;
         printf("dsm_bell: rank 0's service thread woken by %llu bells\n",
                (unsigned long long)woken);
         CHECK(woken > 0);
