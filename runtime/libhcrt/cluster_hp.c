@@ -79,11 +79,13 @@ struct hcrt__cl_hp {
     int ilv;
     uint64_t il_len, il_full, il_q, il_o, il_q2, il_o2, il_base;
     uint64_t *sg_lo, *sg_v; /* segment's first iteration, its index */
-    /* extensions (exchange_end): zstart (nn + 1) splits the window's rest
-     * into the nodes' zones; this node's is [zlo, zhi), of which it handed
-     * out ext iterations in chunks of ext_c while it waited */
-    uint64_t *zstart, zlo, zhi, ext, ext_c;
-    int published, ext_closed;
+    /* extensions (exchange_end): zb (2 nn) holds node k's zone [zb[2k],
+     * zb[2k + 1]) after the probe; zopen: the node whose zone comes last
+     * and is open-ended (-1: no zones); this node's is [zlo, zhi), of
+     * which it handed out ext iterations in chunks of ext_c while it
+     * waited */
+    uint64_t *zb, zlo, zhi, ext, ext_c;
+    int zopen, published, ext_closed;
     double psecs, cm_sum; /* thread seconds, cache misses */
     double run_it, run_s; /* run-phase iterations, thread seconds */
     double acc_it, acc_s; /* this node's speed basis (published) */
@@ -380,6 +382,55 @@ static void final_split(hcrt__cl_pool_t *p, uint64_t at)
     h->phase = PH_RUN;
 }
 
+/* Zones for the extensions, from `zat` (the probe's end): the window's
+ * rest split like the probe among the nodes that probe, each at most
+ * ZONE_PROBES times its probe slice, in the order 1, 2, ..., nn - 1, 0,
+ * and the last of them (the head when it probes) open-ended: it runs to
+ * the loop's last iteration, past the end of a HetProbe-I window (which
+ * then moves, exchange_end). A node that waits for a slow node's probe
+ * keeps running the loop meanwhile instead of idling once its share of
+ * the window is done: on the stencil's column sweep the worker's one
+ * probe iteration (a 4 096-page column) took 130-290 ms, the head's whole
+ * loop ~205 ms, and the head idled after half of it. The head comes last
+ * because the node that holds a DSM-bound loop's data probes fastest and
+ * the serial code that fills the data runs there. Never the loop's last
+ * iteration: the thread that runs it must get no chunk after it
+ * (lastprivate), so it stays the split's last. */
+#define ZONE_PROBES 4
+static void set_zones(hcrt__cl_pool_t *p, uint64_t zat, const double *pw)
+{
+    hcrt__cl_hp_t *h = p->hp;
+    int nn = p->nn;
+    double zw[nn], zsum = 0;
+    uint64_t zend = h->run_end - (h->run_end == p->trip), sz[nn + 1];
+    uint64_t zn = zend > zat ? zend - zat : 0;
+
+    h->zopen = -1;
+    for (int k = nn - 1; k >= 0; k--) { /* the head, else the last */
+        zw[k] = h->pstart[k + 1] > h->pstart[k] ? pw[k] : 0.0, zsum += zw[k];
+        if (zw[k] > 0 && (h->zopen < 0 || k == 0))
+            h->zopen = k;
+    }
+    if (zsum <= 0 ||
+        hcrt__sched_weighted_split(zn, nn, zw, h->thr, sz) != HCRT_OK)
+        h->zopen = -1;
+    uint64_t at = zat;
+    for (int i = 1; i <= nn; i++) {
+        int k = i % nn;
+        uint64_t len = h->zopen < 0 ? 0 : sz[k + 1] - sz[k];
+        uint64_t cap = ZONE_PROBES * (h->pstart[k + 1] - h->pstart[k]);
+        if (k == h->zopen)
+            continue;
+        len = len < cap ? len : cap;
+        h->zb[2 * k] = at, h->zb[2 * k + 1] = at + len, at += len;
+    }
+    if (h->zopen >= 0) {
+        uint64_t last = p->trip - 1; /* never the loop's last iteration */
+        h->zb[2 * h->zopen] = at;
+        h->zb[2 * h->zopen + 1] = last > at ? last : at;
+    }
+}
+
 /* Starts the window at `pos` (same on every node). */
 static void start_window(hcrt__cl_pool_t *p, uint64_t pos)
 {
@@ -435,19 +486,9 @@ static void start_window(hcrt__cl_pool_t *p, uint64_t pos)
             p->trip - h->run_end < 2 * minp * T)
             h->run_end = p->trip;
     }
-    /* zones: the rest split like the probe among the nodes that probe;
-     * never the loop's last iteration: the thread that runs it must get
-     * no chunk after it (lastprivate), so it stays the split's last */
-    double zw[p->nn], zsum = 0;
-    uint64_t zat = pos + P, zend = h->run_end - (h->run_end == p->trip);
-    uint64_t zn = zend > zat ? zend - zat : 0;
-    for (int k = 0; k < p->nn; k++)
-        zw[k] = h->pstart[k + 1] > h->pstart[k] ? pw[k] : 0.0, zsum += zw[k];
-    if (zsum <= 0 ||
-        hcrt__sched_weighted_split(zn, p->nn, zw, h->thr, h->zstart) != HCRT_OK)
-        memset(h->zstart, 0, sizeof(uint64_t) * ((size_t)p->nn + 1));
-    h->zlo = zat + h->zstart[p->me];
-    h->zhi = L ? zat + h->zstart[p->me + 1] : h->zlo;
+    set_zones(p, pos + P, pw);
+    h->zlo = h->zb[2 * p->me];
+    h->zhi = L ? h->zb[2 * p->me + 1] : h->zlo;
     h->ext = 0;
     h->ext_c = L / (8 * (uint64_t)p->local); /* what the others may wait */
     h->ext_c = h->ext_c ? h->ext_c : 1;
@@ -468,7 +509,7 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
         !(h->d.csr = calloc((size_t)nn, sizeof(double))) ||
         !(h->d.share = calloc((size_t)nn, sizeof(uint64_t))) ||
         !(h->pstart = calloc((size_t)nn + 1, sizeof(uint64_t))) ||
-        !(h->zstart = calloc((size_t)nn + 1, sizeof(uint64_t))) ||
+        !(h->zb = calloc(2 * (size_t)nn, sizeof(uint64_t))) ||
         !(h->sg_lo = calloc(2 * (size_t)nn + 2, sizeof(uint64_t))) ||
         !(h->sg_v = calloc(2 * (size_t)nn + 2, sizeof(uint64_t))))
         hcrt_fatal(HCRT_MOD_SCHED, "out of memory for a HetProbe loop");
@@ -595,7 +636,7 @@ void hcrt__cl_hp_free(hcrt__cl_pool_t *p)
         return;
     free(h->thr), free(h->weight), free(h->rests), free(h->d.csr);
     free(h->d.share);
-    free(h->pstart), free(h->sg_lo), free(h->sg_v), free(h->zstart);
+    free(h->pstart), free(h->sg_lo), free(h->sg_v), free(h->zb);
     free(h);
 }
 
@@ -677,7 +718,7 @@ static void exchange_end(hcrt__cl_pool_t *p, uint64_t ext_mine)
      * node could extend, and every node knows it */
     memset(none, 0, sizeof(none));
     const uint64_t *ext =
-        h->zstart[nn] ? hcrt__cl_ext_exchange(p, win, ext_mine) : none;
+        h->zopen >= 0 ? hcrt__cl_ext_exchange(p, win, ext_mine) : none;
     hcrt__hetprobe_decision_t *d = &h->d;
     d->nnodes = nn, d->window = win, d->meas = m;
     hcrt__hetprobe_decide(&h->prm, nn, h->thr, m, d);
@@ -692,15 +733,31 @@ static void exchange_end(hcrt__cl_pool_t *p, uint64_t ext_mine)
         add_segment(h, lo, hi, &n);
         extended |= ext[k] > 0;
     }
+    if (extended && h->zopen >= 0) {
+        /* the open-ended zone ran past a HetProbe-I window's end: the
+         * window ends where it stopped (or, as start_window has it, at
+         * the loop's end when too little would be left after it) */
+        uint64_t e = h->zb[2 * h->zopen] + ext[h->zopen];
+        uint64_t T = (uint64_t)p->total, minp = h->prm.min_probe_iters;
+        if (e > h->run_end) {
+            h->run_end = e;
+            if (p->trip - e < h->wlen / 2 || p->trip - e < 2 * minp * T)
+                h->run_end = p->trip;
+        }
+    }
     if (h->nseg || extended) { /* split them with the window's rest: [lo,
                                   hi) index */
-        for (int k = 0; k < nn; k++) {
-            uint64_t zlo = at + h->zstart[k], zhi = at + h->zstart[k + 1];
+        for (int i = 1; h->zopen >= 0 && i <= nn; i++) { /* zone order */
+            int k = i % nn;
+            if (k == h->zopen)
+                continue;
+            uint64_t zlo = h->zb[2 * k], zhi = h->zb[2 * k + 1];
             add_segment(h, ext[k] < zhi - zlo ? zlo + ext[k] : zhi, zhi, &n);
         }
-        /* after the zones: the loop's last iteration (or, without zones,
-         * the whole rest) */
-        add_segment(h, at + h->zstart[nn], h->run_end, &n);
+        /* the open zone's rest up to the window's end (with the loop's
+         * last iteration), or without zones the whole rest */
+        uint64_t zlo = h->zopen >= 0 ? h->zb[2 * h->zopen] + ext[h->zopen] : at;
+        add_segment(h, zlo, h->run_end, &n);
         h->sg_v[h->nseg] = n;
         if (h->nseg == 1 && h->sg_lo[0] + n == h->run_end)
             base = h->sg_lo[0], h->nseg = 0; /* one piece: contiguous */

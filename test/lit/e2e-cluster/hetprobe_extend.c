@@ -2,13 +2,15 @@
 // its zone of the rest while another node's probe is still out, and the
 // split afterwards covers what is left. In the first calls every node but
 // the head sleeps 3 ms per iteration, so the head finishes its probe long
-// before their first measurement; in the next ones only the head sleeps,
-// so the last node extends into the zone at the loop's end, whose last
-// iteration must stay out of it (the thread that runs it must get no
-// later chunk, or lastprivate is lost). Every iteration must run exactly
-// once (a bitmap) and lastprivate must come from the last one, for
-// HetProbe at 2 and 3 nodes and HetProbe-I (every window) at 3, and
-// HCRT_STATS must count iterations run while waiting.
+// before their first measurement and runs on in its zone, the last and
+// open-ended one (under HetProbe-I past the window's end, which moves);
+// in the next ones only the head sleeps, so the others extend into their
+// zones, capped, before the head's. The open zone's end must leave out
+// the loop's last iteration (the thread that runs it must get no later
+// chunk, or lastprivate is lost). Every iteration must run exactly once
+// (a bitmap) and lastprivate must come from the last one, for HetProbe at
+// 2 and 3 nodes and HetProbe-I (every window) at 3, and HCRT_STATS must
+// count iterations run while waiting.
 // RUN: %hcc -fopenmp -O2 -g %s -o %t
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 OMP_SCHEDULE=hetprobe %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -np 2 %t >%t.hp 2>%t.hp.err; cat %t.hp.err >>%t.hp
 // RUN: FileCheck --check-prefixes=OUT,EXT %s <%t.hp
