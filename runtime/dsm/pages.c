@@ -23,10 +23,11 @@ static _Atomic uint32_t waiters;
 static _Atomic size_t seq_next;   /* page after the last fetched run */
 static _Atomic size_t seq_window; /* current prefetch window */
 /* Strided streams (a column of a row-major array, DSM_STRIDE_MAX): */
-static _Atomic size_t str_last; /* first page of the last remote read miss */
-static _Atomic size_t str_gap;  /* its distance from the miss before */
-static _Atomic size_t str_next; /* page after the last strided run */
-static _Atomic size_t str_d;    /* that run's stride (0: none) */
+static _Atomic size_t str_last;    /* first page of the last remote read miss */
+static _Atomic size_t str_gap;     /* its distance from the miss before */
+static _Atomic size_t str_next;    /* page after the last strided run */
+static _Atomic size_t str_d;       /* that run's stride (0: none) */
+static _Atomic int seq_wr, str_wr; /* the streams write what they read */
 
 void hcrt__dsm_out_of_mappings(void)
 {
@@ -216,6 +217,7 @@ typedef struct fetch_ctx {
     int registered; /* the home recorded us as writer of the whole run */
     int trigger;    /* read-ahead: leave the first page as a trigger */
     uint32_t gen;   /* dsm.acq_gen once the run was claimed */
+    int wahead;     /* a read run of a stream that writes: install writable */
 } fetch_ctx_t;
 
 /* Read-ahead requests in flight without a waiting thread; a slot is free
@@ -293,8 +295,34 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
     }
     uintptr_t addr = hcrt__dsm_page_addr(c->idx);
     size_t ro_first = 0;
-    if (st > 1) { /* a strided read run: page by page, read-only */
+    if (c->wahead) {
+        /* write-ahead: the stream writes the pages it reads (a column
+         * updated in place): twin and unprotect them now, registered at
+         * the home by the fetch, instead of a write fault per page (a
+         * signal, a twin and an mprotect that splits the mapping); a
+         * read-ahead run's first page stays its trigger */
+        size_t w0 = c->trigger ? 1 : 0;
+        for (size_t i = w0; i < c->n; i++)
+            memcpy(dsm.twins + (c->idx + i * st) * DSM_PAGE,
+                   hcrt__dsm_page_alias(c->idx + i * st), DSM_PAGE);
+        if (st > 1)
+            for (size_t i = w0; i < c->n; i++)
+                hcrt__dsm_mprotect(addr + i * st * DSM_PAGE, DSM_PAGE,
+                                   PROT_READ | PROT_WRITE);
+        else if (c->n > w0)
+            hcrt__dsm_mprotect(addr + w0 * DSM_PAGE, (c->n - w0) * DSM_PAGE,
+                               PROT_READ | PROT_WRITE);
         for (size_t i = 0; i < c->n; i++)
+            atomic_store(&dsm.pages[c->idx + i * st].state,
+                         i < w0 ? PG_RO : PG_RW);
+        dsm_count(pages_fetched, c->n);
+        dsm_count(bytes_fetched, c->n * DSM_PAGE);
+        hcrt__dsm_page_settled();
+        return;
+    }
+    if (st > 1) { /* a strided read run: page by page, read-only (a
+                     read-ahead run's first page stays PROT_NONE) */
+        for (size_t i = c->trigger ? 1 : 0; i < c->n; i++)
             hcrt__dsm_mprotect(addr + i * st * DSM_PAGE, DSM_PAGE, PROT_READ);
     } else if (c->trigger) {
         ro_first = 1; /* stays PROT_NONE until touched */
@@ -423,10 +451,20 @@ static void fetch_direct(fetch_ctx_t *c, int home)
     install_run(c, exempt, home);
 }
 
-/* Streaming: fetches the next run without waiting for it. */
+/* Streaming: fetches the next run without waiting for it - of the
+ * sequential stream, or else of the strided one (a column: the home packs
+ * the pages at the stride into one reply). */
 static void read_ahead(int home)
 {
-    size_t start = atomic_load(&seq_next);
+    size_t start = atomic_load(&seq_next), st = 1;
+    int wr = atomic_load(&seq_wr);
+    if (start >= dsm.npages) {
+        st = atomic_load(&str_d);
+        start = atomic_load(&str_next);
+        wr = atomic_load(&str_wr);
+        if (st <= 1)
+            return;
+    }
     if (start >= dsm.npages || hcrt__dsm_home_known(start) != home ||
         !claim(start, PG_INV))
         return;
@@ -440,10 +478,14 @@ static void read_ahead(int home)
         set_state(start, 1, PG_INV);
         return;
     }
-    size_t n = claim_run(start, dsm.prefetch_max, PG_INV, home);
-    atomic_store(&seq_next, start + n);
-    s->ctx = (fetch_ctx_t){start, n, 1, 0, 0, 1, atomic_load(&dsm.acq_gen)};
-    s->m = (dsm_msg_t){M_FETCH, 0, start, n, 0, 0};
+    size_t n = claim_run_s(start, st, dsm.prefetch_max, PG_INV, home);
+    if (st > 1)
+        atomic_store(&str_next, start + n * st);
+    else
+        atomic_store(&seq_next, start + n);
+    s->ctx =
+        (fetch_ctx_t){start, n, st, 0, wr, 1, atomic_load(&dsm.acq_gen), wr};
+    s->m = (dsm_msg_t){M_FETCH, 0, start, n, (uint64_t)wr, st > 1 ? st : 0};
     s->op = (dsm_op_t){0};
     s->op.dest = home;
     s->op.sbuf = &s->m;
@@ -452,6 +494,20 @@ static void read_ahead(int home)
     s->op.on_reply = install_fetch;
     s->op.arg = &s->ctx;
     hcrt__dsm_submit(&s->op);
+}
+
+/* Whether this rank wrote one of the two pages before idx in its stream
+ * (at `stride`), in the same area. */
+static int stream_writes(size_t idx, size_t stride)
+{
+    dsm_area_t *a = hcrt__dsm_area_of_page(idx);
+    for (size_t k = 1; k <= 2; k++) {
+        if (idx < a->first + k * stride)
+            return 0;
+        if (atomic_load(&dsm.pages[idx - k * stride].state) == PG_RW)
+            return 1;
+    }
+    return 0;
 }
 
 static void fetch_remote(size_t idx, int home, int is_write)
@@ -468,8 +524,14 @@ static void fetch_remote(size_t idx, int home, int is_write)
         atomic_store(&seq_next, idx + n);
     }
     int reg = is_write && !(atomic_load(&dsm.pages[idx].flags) & PF_WREG);
+    /* A read miss of a stream whose last pages this rank wrote (a column
+     * updated in place reads row i+1, then writes row i): write-ahead. */
+    int wa = !is_write && w > 1 && !hcrt__dsm_shm_peer(home) &&
+             stream_writes(idx, stride);
+    atomic_store(stride > 1 ? &str_wr : &seq_wr, wa);
+    reg |= wa;
     fetch_ctx_t ctx = {
-        idx, n, stride, is_write, reg, 0, atomic_load(&dsm.acq_gen)};
+        idx, n, stride, is_write, reg, 0, atomic_load(&dsm.acq_gen), wa};
     if (hcrt__dsm_shm_peer(home)) {
         if (is_write)
             fetch_direct(&ctx, home);
@@ -487,7 +549,7 @@ static void fetch_remote(size_t idx, int home, int is_write)
     op.arg = &ctx;
     hcrt__dsm_submit(&op);
     hcrt__dsm_wait(&op);
-    if (!is_write && stride == 1 && n == dsm.prefetch_max && n > 1) {
+    if (!is_write && n == dsm.prefetch_max && n > 1) {
         read_ahead(home); /* two runs in flight: transfer of one overlaps */
         read_ahead(home); /* the installation of the other */
     }
@@ -565,9 +627,11 @@ static void upgrade_write(size_t idx, int home)
     uintptr_t addr = hcrt__dsm_page_addr(idx);
     /* from the alias: a read-ahead trigger page is still PROT_NONE */
     memcpy(dsm.twins + idx * DSM_PAGE, hcrt__dsm_page_alias(idx), DSM_PAGE);
-    atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_TRIGGER);
+    uint8_t f = atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_TRIGGER);
     hcrt__dsm_mprotect(addr, DSM_PAGE, PROT_READ | PROT_WRITE);
     set_state(idx, 1, PG_RW);
+    if (f & PF_TRIGGER) /* written before read: the stream goes on */
+        read_ahead(home);
 }
 
 /* Returns 0 when the access can be retried, 1 when nothing needed doing
