@@ -56,6 +56,10 @@ void hcrt__offload_init(MPI_Comm comm)
         if (hcrt__dm_create(size, &s->dm) != HCRT_OK)
             hcrt_fatal(HCRT_MOD_TARGET, "out of memory for the data manager");
         s->load_ns = calloc((size_t)size, sizeof(double));
+        s->dev_kernels = calloc((size_t)size, sizeof(long));
+        s->dev_run_ns = calloc((size_t)size, sizeof(double));
+        if (!s->load_ns || !s->dev_kernels || !s->dev_run_ns)
+            hcrt_fatal(HCRT_MOD_TARGET, "out of memory for the offload state");
     }
     s->up = 1;
     s->ndev = size - 1;
@@ -74,9 +78,16 @@ void hcrt__offload_fini(void)
         hcrt__dm_destroy(hcrt__ofl.dm);
     hcrt__ofl.dm = NULL;
     free(hcrt__ofl.load_ns);
+    free(hcrt__ofl.dev_kernels);
+    free(hcrt__ofl.dev_run_ns);
+    hcrt__ofl.load_ns = hcrt__ofl.dev_run_ns = NULL;
+    hcrt__ofl.dev_kernels = NULL;
     free(hcrt__ofl.opdone);
     hcrt__ofl_graph_fini();
 }
+
+/* kernel times (hcrt__ofl_kernel_learn) and the per-device counters */
+static pthread_mutex_t kt_lock = PTHREAD_MUTEX_INITIALIZER;
 
 void hcrt__offload_print(FILE *out)
 {
@@ -103,6 +114,15 @@ void hcrt__offload_print(FILE *out)
                 "graph batch(es); link %.1f us, %.2f GB/s (%s)\n",
                 placed, batches, lat * 1e6, bw * 1e-9,
                 measured ? "measured" : "default");
+    pthread_mutex_lock(&kt_lock);
+    for (int n = 1; s->dev_kernels && n < s->size; n++)
+        if (s->dev_kernels[n])
+            fprintf(out,
+                    "offload: device %d (rank %d): %ld kernels, %.1f ms of "
+                    "kernel run time (%.1f us each)\n",
+                    n - 1, n, s->dev_kernels[n], s->dev_run_ns[n] * 1e-6,
+                    s->dev_run_ns[n] * 1e-3 / (double)s->dev_kernels[n]);
+    pthread_mutex_unlock(&kt_lock);
 }
 
 /* ---- op table: which planned ops have completed (lock held) -------------- */
@@ -749,7 +769,6 @@ typedef struct ktime {
 
 #define KT_BUCKETS 1024
 static ktime_t *kt[KT_BUCKETS];
-static pthread_mutex_t kt_lock = PTHREAD_MUTEX_INITIALIZER;
 #define KT_DEFAULT_NS 100000.0 /* an unknown kernel: 100 us */
 #define KT_ALPHA 0.3
 
@@ -810,5 +829,9 @@ void hcrt__ofl_kernel_learn(uint64_t kernel, int node, double ns)
     if (k)
         k->ns[node] =
             k->ns[node] < 0 ? ns : (1 - KT_ALPHA) * k->ns[node] + KT_ALPHA * ns;
+    if (hcrt__ofl.dev_kernels && node >= 0 && node < hcrt__ofl.size) {
+        hcrt__ofl.dev_kernels[node]++;
+        hcrt__ofl.dev_run_ns[node] += ns;
+    }
     pthread_mutex_unlock(&kt_lock);
 }

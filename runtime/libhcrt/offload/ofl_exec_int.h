@@ -58,7 +58,11 @@ typedef struct ofl_state {
     int64_t op_base, op_cap, op_end, ops_live;
     ofl_x_t *blocked;
     double *load_ns; /* per node: estimated work placed and not done */
-    int policy;      /* 0 eft, 1 rr, 2 locality, 3 heft (ofl_graph.c) */
+    /* per node, under the kernel-time lock: kernels completed there and
+     * the run time they reported (HCRT_STATS) */
+    long *dev_kernels;
+    double *dev_run_ns;
+    int policy; /* 0 eft, 1 rr, 2 locality, 3 heft (ofl_graph.c) */
     atomic_uint rr;
     atomic_long inflight, max_inflight, launched, ops_run;
 } ofl_state_t;
