@@ -16,7 +16,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -481,8 +480,7 @@ static void *service_main(void *arg)
 {
     (void)arg;
     uint64_t last_busy = hcrt__dsm_now_ns();
-    prctl(PR_SET_TIMERSLACK, 1000UL);
-    prctl(PR_SET_NAME, "hcrt-dsm");
+    hcrt__helper_thread_start("hcrt-dsm", 1);
     while (!atomic_load(&svc.stop) || svc.nsends > 0 ||
            atomic_load(&svc.submitted)) {
         int busy = 0;

@@ -59,4 +59,10 @@ void hcrt__bell_local(hcrt_bell_t *b); /* async-signal-safe */
 /* Blocks until a bell or ns passed; at once if one is pending. 1: woken. */
 int hcrt__bell_wait(hcrt_bell_t *b, long ns);
 
+/* First call of a runtime helper thread: names it (top -H, perf, gdb),
+ * keeps its short sleeps short (timer slack 1 us) and, with `responsive`,
+ * asks the scheduler for a short time slice (HCRT_HELPER_SLICE_US) so
+ * that once woken it takes its core from a computation at once. */
+void hcrt__helper_thread_start(const char *name, int responsive);
+
 #endif

@@ -9,7 +9,6 @@
 #include <sched.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
 #include <time.h>
 
 #include "libhcrt/config.h"
@@ -107,8 +106,7 @@ static void *gate_main(void *unused)
     ev_backoff_t idle = {0, 0, MPI_Wtime()};
 
     (void)unused;
-    prctl(PR_SET_NAME, "hcrt-gate");  /* for top -H, perf and gdb */
-    prctl(PR_SET_TIMERSLACK, 1000UL); /* short sleeps must stay short */
+    hcrt__helper_thread_start("hcrt-gate", 1);
     if (!n)
         hcrt_fatal(HCRT_MOD_EVENT, "out of memory for the gate thread");
     MPI_Irecv(n, sizeof(*n), MPI_BYTE, MPI_ANY_SOURCE, EV_CTRL_TAG,
@@ -163,8 +161,9 @@ static void *gate_main(void *unused)
 
 static void *handler_main(void *q)
 {
-    prctl(PR_SET_NAME, q == &hcrt__ev.q[0] ? "hcrt-exec" : "hcrt-data");
-    prctl(PR_SET_TIMERSLACK, 1000UL);
+    /* the EXEC handler runs kernels: the default slice, as computation */
+    int exec = q == &hcrt__ev.q[0];
+    hcrt__helper_thread_start(exec ? "hcrt-exec" : "hcrt-data", !exec);
     return hcrt__ev_handler_main(q);
 }
 
