@@ -29,11 +29,20 @@
 #           shared  (default) unpinned: the OS spreads them over the cores;
 #           pinned  the head and device 1 on core 0, every other device on
 #                   the last core (TB_POLICY_RANKS defaults to 3 here);
-#           hog     as pinned, plus a CPU-bound process on the last core:
-#                   device 1 runs about twice as fast as the others
-#                   (heterogeneous nodes by real contention, as in
-#                   bench/hetprobe's hog setup). Only the compute kernel
-#                   runs: a waiting kernel is not slowed by a hog.
+#           hog     as pinned, plus a CPU-bound process on the last core
+#                   (bench/hetprobe's hog setup). Only the compute kernel
+#                   runs: a waiting kernel is not slowed by a hog. Since
+#                   the runtime's helper threads take short time slices
+#                   (HCRT_HELPER_SLICE_US, session 11) a device that
+#                   computes less than half the time is hardly slowed by
+#                   the hog either: the scheduler runs the woken device
+#                   first.
+#           quota   as pinned, and every device after the first in a
+#                   cgroup of its own limited to TB_QUOTA_PCT (default
+#                   33) % of a core over a 2-3 ms period: devices of
+#                   different speeds however busy they are (needs root
+#                   and the cgroup v1 cpu controller or v2 cpu.max).
+#                   Compute kernel only.
 #
 # Everything runs under `timeout`; the hcc binary is built into
 # BUILD_DIR/bench/taskbench. Re-run on a quiet machine: timings of a loaded
@@ -112,11 +121,37 @@ if [ "$what" = policy ] || [ "$what" = all ]; then
     setup=${TB_POLICY_SETUP:-shared} kerns="compute sleep" hog_pid=
     case $setup in
     shared) np=${TB_POLICY_RANKS:-4} ;;
-    pinned | hog)
+    pinned | hog | quota)
         np=${TB_POLICY_RANKS:-3} last=$(($(getconf _NPROCESSORS_ONLN) - 1))
-        # ranks 0 (head) and 1 on core 0, the other devices on the last core
-        printf '#!/bin/sh\nr=$OMPI_COMM_WORLD_RANK\n[ "$r" -lt 2 ] && c=0 || c=%d\nexec taskset -c $c "$@"\n' \
-            "$last" >"$out/pin.sh"
+        cg=
+        if [ "$setup" = quota ]; then
+            kerns=compute
+            # 2 ms period (the kernel's smallest quota is 1 ms: longer
+            # periods below 50 %)
+            pct=${TB_QUOTA_PCT:-33} period=2000 quota=$((2000 * ${TB_QUOTA_PCT:-33} / 100))
+            if [ $quota -lt 1000 ]; then quota=1000 period=$((100000 / pct)); fi
+            if [ -w /sys/fs/cgroup/cpu/cgroup.procs ]; then
+                cg=/sys/fs/cgroup/cpu/hcc-tb-quota.$$
+            elif grep -qw cpu /sys/fs/cgroup/cgroup.controllers 2>/dev/null; then
+                cg=/sys/fs/cgroup/hcc-tb-quota.$$
+            else
+                echo "run.sh: the quota setup needs a writable cgroup cpu controller (as root)" >&2
+                exit 2
+            fi
+            for ((r = 2; r < np; r++)); do # one cgroup per slowed device
+                mkdir -p "$cg.$r" || exit 2
+                if [ -e "$cg.$r/cpu.max" ]; then
+                    echo "$quota $period" >"$cg.$r/cpu.max"
+                else
+                    echo $period >"$cg.$r/cpu.cfs_period_us" && echo $quota >"$cg.$r/cpu.cfs_quota_us"
+                fi || exit 2
+            done
+            trap 'for ((r = 2; r < np; r++)); do rmdir "$cg.$r" 2>/dev/null; done' EXIT
+        fi
+        # ranks 0 (head) and 1 on core 0, the other devices on the last
+        # core; with the quota setup ranks 2.. join their cgroups first
+        printf '#!/bin/sh\nr=$OMPI_COMM_WORLD_RANK\ncg=%s\n[ -n "$cg" ] && [ "$r" -ge 2 ] && echo $$ >"$cg.$r/cgroup.procs"\n[ "$r" -lt 2 ] && c=0 || c=%d\nexec taskset -c $c "$@"\n' \
+            "$cg" "$last" >"$out/pin.sh"
         chmod +x "$out/pin.sh"
         pin=("$out/pin.sh")
         if [ "$setup" = hog ]; then
@@ -126,7 +161,7 @@ if [ "$what" = policy ] || [ "$what" = all ]; then
             trap 'kill $hog_pid 2>/dev/null' EXIT
         fi
         ;;
-    *) echo "run.sh: unknown TB_POLICY_SETUP '$setup' (shared, pinned, hog)" >&2; exit 2 ;;
+    *) echo "run.sh: unknown TB_POLICY_SETUP '$setup' (shared, pinned, hog, quota)" >&2; exit 2 ;;
     esac
     it=${TB_POLICY_ITER:-200000} us=${TB_POLICY_SLEEP_US:-250}
     var=${TB_POLICY_VAR:-HCRT_OFFLOAD_POLICY} fast=${TB_POLICY_FAST:-heft} base=${TB_POLICY_BASE:-rr}

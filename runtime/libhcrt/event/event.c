@@ -136,6 +136,18 @@ static void *gate_main(void *unused)
             if (us > 1 && hcrt__bell_inbound_ok(&hcrt__ev.bell)) {
                 if (hcrt__bell_wait(&hcrt__ev.bell, us * 1000L))
                     idle.empty = 0, idle.sleep_us = 0;
+            } else if (us == 1) {
+                /* A yield that took over 1 ms gave the core to another
+                 * thread for its time slice: the core is contended, and
+                 * 256 such yields kept the gate from its bell for up to
+                 * ~0.7 s (event_bell: a peer never woken by its bells in
+                 * 20 calls 30 ms apart). Wait on the bell from now on, as
+                 * the DSM service thread does (service.c). */
+                double t = MPI_Wtime();
+                sched_yield();
+                if (MPI_Wtime() - t > 1e-3 &&
+                    hcrt__bell_inbound_ok(&hcrt__ev.bell))
+                    idle.empty = EV_BUSY_POLLS;
             } else if (us)
                 sleep_us(us);
             continue;

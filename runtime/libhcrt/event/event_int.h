@@ -163,6 +163,7 @@ typedef struct ev_backoff {
     double last; /* time of the last progress (MPI_Wtime) */
 } ev_backoff_t;
 void hcrt__ev_backoff(ev_backoff_t *b, int progress, int cap);
+#define EV_BUSY_POLLS 256 /* empty polls that yield before the naps */
 
 /* xfer.c */
 void hcrt__ev_xfer_setup(ev_xfer_t *x, int send, int tag, int n,

@@ -68,7 +68,6 @@ void hcrt__ev_push(hcrt__event_t *ev, int queue)
  * both ends of a ping-pong fall into such sleeps they never leave them)
  * for EV_BUSY_POLLS empty polls; then doubling up to the cap, so an idle
  * rank costs almost no CPU. */
-#define EV_BUSY_POLLS 256
 void hcrt__ev_backoff(ev_backoff_t *b, int progress, int cap)
 {
     double now = MPI_Wtime();

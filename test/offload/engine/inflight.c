@@ -10,7 +10,9 @@
 
 /* Each region of the first loop busies device 0 for SPIN seconds, far
  * longer than the head takes to issue one, so >= 1000 are in flight at
- * once whatever the thread counts and the load. (Spread over the devices,
+ * once whatever the thread counts and the load - as long as the head and
+ * device 0 do not share a core (run_engine.sh binds them apart; sharing,
+ * the head issued one region per region finished). (Spread over the devices,
  * the three devices of a 4-rank run finish them about as fast as a head
  * sharing two cores with their spinning kernels issues them: 117-1750 in
  * flight.) */
