@@ -50,6 +50,16 @@ static void check(const double *a, size_t cols, size_t ncols)
     CHECK_EQ(bad, 0);
 }
 
+/* Counts of one column's sweep: within [lo, hi], or says which. */
+static void check_count(const char *what, uint64_t n, uint64_t lo, uint64_t hi)
+{
+    if (n < lo || n > hi)
+        fprintf(stderr, "rank %d: %llu %s for a column (want %llu..%llu)\n", me,
+                (unsigned long long)n, what, (unsigned long long)lo,
+                (unsigned long long)hi);
+    CHECK(n >= lo && n <= hi);
+}
+
 int main(int argc, char **argv)
 {
     dsm_test_init(&argc, &argv);
@@ -84,18 +94,12 @@ int main(int argc, char **argv)
     const char *shm = getenv("HCRT_DSM_SHM");
     if (me != 0 && shm && strcmp(shm, "0") == 0) {
         /* 1024 rows, one page each: the runs double up to 64 pages */
-        uint64_t faults = c1.read_faults - c0.read_faults;
-        if (faults > ROWS / 8)
-            fprintf(stderr, "rank %d: %llu read faults for a column\n", me,
-                    (unsigned long long)faults);
-        CHECK(faults <= ROWS / 8);
+        check_count("read faults", c1.read_faults - c0.read_faults, 1,
+                    ROWS / 8);
         /* the last run may reach past the matrix, and so may the two
          * read-ahead runs in flight after it: not more than three runs */
-        uint64_t pages = c1.pages_fetched - c0.pages_fetched;
-        if (pages < ROWS || pages > ROWS + 3 * 64)
-            fprintf(stderr, "rank %d: %llu pages fetched for a column\n", me,
-                    (unsigned long long)pages);
-        CHECK(pages >= ROWS && pages <= ROWS + 3 * 64);
+        check_count("pages fetched", c1.pages_fetched - c0.pages_fetched, ROWS,
+                    ROWS + 3 * 64);
     }
     CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
 
@@ -107,11 +111,8 @@ int main(int argc, char **argv)
     if (me != 0 && shm && strcmp(shm, "0") == 0) {
         /* b's columns of this rank share their pages: one column updated
          * in place, 1024 pages, once a write fault each */
-        uint64_t wf = c1.write_faults - c0.write_faults;
-        if (wf > ROWS / 8)
-            fprintf(stderr, "rank %d: %llu write faults for a column\n", me,
-                    (unsigned long long)wf);
-        CHECK(wf <= ROWS / 8);
+        check_count("write faults", c1.write_faults - c0.write_faults, 1,
+                    ROWS / 8);
     }
     CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
     check(a, c4, n4);
