@@ -264,6 +264,25 @@ static void recheck_exempt(const fetch_ctx_t *c, int home)
     }
 }
 
+/* Protects pages [from, to) of a fetched run (at its stride) with
+ * `prot`: page by page for a strided run, else one call, and a contiguous
+ * read-only range mapped at once rather than page by page. */
+static void protect_run(const fetch_ctx_t *c, size_t from, size_t to, int prot)
+{
+    uintptr_t addr = hcrt__dsm_page_addr(c->idx);
+    if (c->stride > 1) {
+        for (size_t i = from; i < to; i++)
+            hcrt__dsm_mprotect(addr + i * c->stride * DSM_PAGE, DSM_PAGE, prot);
+        return;
+    }
+    if (from >= to)
+        return;
+    hcrt__dsm_mprotect(addr + from * DSM_PAGE, (to - from) * DSM_PAGE, prot);
+    if (prot == PROT_READ && to - from > 1)
+        madvise((void *)(addr + from * DSM_PAGE), (to - from) * DSM_PAGE,
+                MADV_POPULATE_READ);
+}
+
 /* Installs a fetched run whose bytes are in the alias view: flags, cached
  * list, protections. `home` >= 0 marks a direct (same-host) fetch. */
 static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
@@ -293,55 +312,22 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
         set_state_s(c->idx, c->n, st, PG_INV);
         return;
     }
-    uintptr_t addr = hcrt__dsm_page_addr(c->idx);
-    size_t ro_first = 0;
-    if (c->wahead) {
-        /* write-ahead: the stream writes the pages it reads (a column
-         * updated in place): twin and unprotect them now, registered at
-         * the home by the fetch, instead of a write fault per page (a
-         * signal, a twin and an mprotect that splits the mapping); a
-         * read-ahead run's first page stays its trigger */
-        size_t w0 = c->trigger ? 1 : 0;
-        for (size_t i = w0; i < c->n; i++)
-            memcpy(dsm.twins + (c->idx + i * st) * DSM_PAGE,
-                   hcrt__dsm_page_alias(c->idx + i * st), DSM_PAGE);
-        if (st > 1)
-            for (size_t i = w0; i < c->n; i++)
-                hcrt__dsm_mprotect(addr + i * st * DSM_PAGE, DSM_PAGE,
-                                   PROT_READ | PROT_WRITE);
-        else if (c->n > w0)
-            hcrt__dsm_mprotect(addr + w0 * DSM_PAGE, (c->n - w0) * DSM_PAGE,
-                               PROT_READ | PROT_WRITE);
-        for (size_t i = 0; i < c->n; i++)
-            atomic_store(&dsm.pages[c->idx + i * st].state,
-                         i < w0 ? PG_RO : PG_RW);
-        dsm_count(pages_fetched, c->n);
-        dsm_count(bytes_fetched, c->n * DSM_PAGE);
-        hcrt__dsm_page_settled();
-        return;
-    }
-    if (st > 1) { /* a strided read run: page by page, read-only (a
-                     read-ahead run's first page stays PROT_NONE) */
-        for (size_t i = c->trigger ? 1 : 0; i < c->n; i++)
-            hcrt__dsm_mprotect(addr + i * st * DSM_PAGE, DSM_PAGE, PROT_READ);
-    } else if (c->trigger) {
-        ro_first = 1; /* stays PROT_NONE until touched */
-    } else if (c->is_write) {
-        memcpy(dsm.twins + c->idx * DSM_PAGE, hcrt__dsm_page_alias(c->idx),
-               DSM_PAGE);
-        hcrt__dsm_mprotect(addr, DSM_PAGE, PROT_READ | PROT_WRITE);
-        ro_first = 1;
-    }
-    if (st == 1 && c->n > ro_first) {
-        hcrt__dsm_mprotect(addr + ro_first * DSM_PAGE,
-                           (c->n - ro_first) * DSM_PAGE, PROT_READ);
-        if (c->n - ro_first > 1) /* map the run now, not page by page */
-            madvise((void *)(addr + ro_first * DSM_PAGE),
-                    (c->n - ro_first) * DSM_PAGE, MADV_POPULATE_READ);
-    }
+    /* A read-ahead run's first page stays PROT_NONE, its trigger. Then
+     * pages [first, rw_end) become writable, twinned: the faulting page of
+     * a write miss, or the whole run under write-ahead (the stream writes
+     * the pages it reads, a column updated in place: registered at the
+     * home by the fetch, instead of a write fault per page - a signal, a
+     * twin and an mprotect that splits the mapping). The rest read-only. */
+    size_t first = c->trigger ? 1 : 0;
+    size_t rw_end = c->wahead ? c->n : c->is_write ? 1 : first;
+    for (size_t i = first; i < rw_end; i++)
+        memcpy(dsm.twins + (c->idx + i * st) * DSM_PAGE,
+               hcrt__dsm_page_alias(c->idx + i * st), DSM_PAGE);
+    protect_run(c, first, rw_end, PROT_READ | PROT_WRITE);
+    protect_run(c, rw_end, c->n, PROT_READ);
     for (size_t i = 0; i < c->n; i++)
         atomic_store(&dsm.pages[c->idx + i * st].state,
-                     i < ro_first && !c->trigger ? PG_RW : PG_RO);
+                     i >= first && i < rw_end ? PG_RW : PG_RO);
     dsm_count(pages_fetched, c->n);
     dsm_count(bytes_fetched, c->n * DSM_PAGE);
     hcrt__dsm_page_settled();

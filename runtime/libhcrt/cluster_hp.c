@@ -382,10 +382,22 @@ static void final_split(hcrt__cl_pool_t *p, uint64_t at)
     h->phase = PH_RUN;
 }
 
+/* A window ending at `e`, or at the loop's end when too little would be
+ * left after it (less than half a window or than a probe's minimum). */
+static uint64_t window_end(const hcrt__cl_pool_t *p, uint64_t e)
+{
+    const hcrt__cl_hp_t *h = p->hp;
+    uint64_t min = 2 * h->prm.min_probe_iters * (uint64_t)p->total;
+    return e > p->trip || p->trip - e < h->wlen / 2 || p->trip - e < min
+               ? p->trip
+               : e;
+}
+
 /* Zones for the extensions, from `zat` (the probe's end): the window's
  * rest split like the probe among the nodes that probe, each at most
- * ZONE_PROBES times its probe slice, in the order 1, 2, ..., nn - 1, 0,
- * and the last of them (the head when it probes) open-ended: it runs to
+ * ZONE_PROBES times its probe slice, in node order, and one of them last
+ * and open-ended (zopen: the head when it probes, else the last node that
+ * does; a head that does not probe has an empty zone): it runs to
  * the loop's last iteration, past the end of a HetProbe-I window (which
  * then moves, exchange_end). A node that waits for a slow node's probe
  * keeps running the loop meanwhile instead of idling once its share of
@@ -415,12 +427,11 @@ static void set_zones(hcrt__cl_pool_t *p, uint64_t zat, const double *pw)
         hcrt__sched_weighted_split(zn, nn, zw, h->thr, sz) != HCRT_OK)
         h->zopen = -1;
     uint64_t at = zat;
-    for (int i = 1; i <= nn; i++) {
-        int k = i % nn;
-        uint64_t len = h->zopen < 0 ? 0 : sz[k + 1] - sz[k];
-        uint64_t cap = ZONE_PROBES * (h->pstart[k + 1] - h->pstart[k]);
+    for (int k = 0; k < nn; k++) {
         if (k == h->zopen)
             continue;
+        uint64_t len = h->zopen < 0 ? 0 : sz[k + 1] - sz[k];
+        uint64_t cap = ZONE_PROBES * (h->pstart[k + 1] - h->pstart[k]);
         len = len < cap ? len : cap;
         h->zb[2 * k] = at, h->zb[2 * k + 1] = at + len, at += len;
     }
@@ -480,12 +491,8 @@ static void start_window(hcrt__cl_pool_t *p, uint64_t pos)
     h->psecs = h->cm_sum = 0.0, h->cm_n = 0;
     h->probe_n = P;
     h->run_end = p->trip;
-    if (p->kind == HCRT_CLP_HETPROBE_I) {
-        h->run_end = pos + P + h->wlen;
-        if (h->run_end > p->trip || p->trip - h->run_end < h->wlen / 2 ||
-            p->trip - h->run_end < 2 * minp * T)
-            h->run_end = p->trip;
-    }
+    if (p->kind == HCRT_CLP_HETPROBE_I)
+        h->run_end = window_end(p, pos + P + h->wlen);
     set_zones(p, pos + P, pw);
     h->zlo = h->zb[2 * p->me];
     h->zhi = L ? h->zb[2 * p->me + 1] : h->zlo;
@@ -738,17 +745,12 @@ static void exchange_end(hcrt__cl_pool_t *p, uint64_t ext_mine)
          * window ends where it stopped (or, as start_window has it, at
          * the loop's end when too little would be left after it) */
         uint64_t e = h->zb[2 * h->zopen] + ext[h->zopen];
-        uint64_t T = (uint64_t)p->total, minp = h->prm.min_probe_iters;
-        if (e > h->run_end) {
-            h->run_end = e;
-            if (p->trip - e < h->wlen / 2 || p->trip - e < 2 * minp * T)
-                h->run_end = p->trip;
-        }
+        if (e > h->run_end)
+            h->run_end = window_end(p, e);
     }
     if (h->nseg || extended) { /* split them with the window's rest: [lo,
                                   hi) index */
-        for (int i = 1; h->zopen >= 0 && i <= nn; i++) { /* zone order */
-            int k = i % nn;
+        for (int k = 0; h->zopen >= 0 && k < nn; k++) { /* zone order */
             if (k == h->zopen)
                 continue;
             uint64_t zlo = h->zb[2 * k], zhi = h->zb[2 * k + 1];

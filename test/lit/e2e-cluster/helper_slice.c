@@ -94,8 +94,12 @@ static int scan(long want, int node, long dflt, int report)
     }
     if (d)
         closedir(d);
-    if (helpers != 2 && fails++ >= 0 && report)
-        printf("FAIL rank %d: %d helper threads found, want 2\n", node, helpers);
+    if (helpers != 2) {
+        fails++;
+        if (report)
+            printf("FAIL rank %d: %d helper threads found, want 2\n", node,
+                   helpers);
+    }
     return fails;
 }
 
