@@ -641,6 +641,12 @@ void hcrt__cl_hp_free(hcrt__cl_pool_t *p)
     hcrt__cl_hp_t *h = p->hp;
     if (!h)
         return;
+    if (p->kind == HCRT_CLP_HETPROBE) { /* the next call's probe basis */
+        pthread_mutex_lock(&cache_mu);
+        hcrt__probecache_set_run(hcrt__cl_sched.cache, h->loop_id, p->nn,
+                                 h->run_it, h->run_s);
+        pthread_mutex_unlock(&cache_mu);
+    }
     free(h->thr), free(h->weight), free(h->rests), free(h->d.csr);
     free(h->d.share);
     free(h->pstart), free(h->sg_lo), free(h->sg_v), free(h->zb);
@@ -682,8 +688,16 @@ static void exchange_begin(hcrt__cl_pool_t *p)
     if (h->pchunks && !h->closed) /* done first: the others stop */
         hcrt__cl_close(p, win, (uint64_t)el_us);
     uint64_t it = sub_off(p, h->pchunks);
-    uint64_t v[5] = {it, hcrt__cl_fbits(published_secs(h, it)), tr,
-                     hcrt__cl_fbits(el_us),
+    double secs = published_secs(h, it);
+    if (win == 0 && p->kind == HCRT_CLP_HETPROBE && it > 0 && secs > 0) {
+        double bi = (double)it, bs = secs; /* with the last call's run */
+        pthread_mutex_lock(&cache_mu);
+        hcrt__probecache_basis(hcrt__cl_sched.cache, h->loop_id, p->nn, &bi,
+                               &bs);
+        pthread_mutex_unlock(&cache_mu);
+        secs = (double)it * bs / bi;
+    }
+    uint64_t v[5] = {it, hcrt__cl_fbits(secs), tr, hcrt__cl_fbits(el_us),
                      hcrt__cl_pack_cmpki(h->cm_n ? h->cm_sum / h->cm_n : -1)};
     hcrt__cl_publish(p, win, v);
     hcrt__cl_gather_post(p, win);
@@ -966,10 +980,9 @@ int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
             *n = hcrt__cl_take(p, 1, h->prm.min_chunk, h->max_c, first);
             if (h->nseg || h->ilv)
                 unindex(p, first, n);
-            if (p->kind == HCRT_CLP_HETPROBE_I) { /* published_secs */
-                tl.pool = p, tl.running = 1, tl.n = *n;
-                tl.t0 = hcrt__now_ns();
-            }
+            /* published_secs (HetProbe-I), the next call's basis */
+            tl.pool = p, tl.running = 1, tl.n = *n;
+            tl.t0 = hcrt__now_ns();
             break;
         }
         if (h->phase == PH_RUN && h->run_end < p->trip) {

@@ -285,6 +285,24 @@ hcrt_status_t hcrt__probecache_set_work(hcrt__probecache_t *pc, uint64_t loop,
                                         int nnodes, double us);
 double hcrt__probecache_work(const hcrt__probecache_t *pc, uint64_t loop,
                              int nnodes);
+/* This node's run phase in the loop's last call: iterations and thread
+ * seconds (0, 0: it ran none). Node-local, kept apart from the shared
+ * averages; hcrt__probecache_basis adds it to the next probe. */
+hcrt_status_t hcrt__probecache_set_run(hcrt__probecache_t *pc, uint64_t loop,
+                                       int nnodes, double iters, double secs);
+/* The basis of the speed this node publishes for a probe of *iters
+ * iterations in *secs thread seconds: the probe plus the last call's run
+ * phase, its iterations counted up to HCRT_HP_RUN_WEIGHT times the
+ * probe's (at their measured speed). A probe of a few milliseconds on a
+ * loaded node is noisy (kmeans under a CPU quota: the slow node's CSR
+ * 0.19, 0.32 and 0.69 in three runs, 0.3 in the run phases); the run
+ * phase of the same loop is ten times longer. The cap keeps a change
+ * visible at once: a node half as fast as in the last call publishes
+ * 0.83 of its old speed, and its new speed a call later (its run phase
+ * then ran at it). */
+void hcrt__probecache_basis(const hcrt__probecache_t *pc, uint64_t loop,
+                            int nnodes, double *iters, double *secs);
+#define HCRT_HP_RUN_WEIGHT 4.0
 /* Smoothed per-thread speed of every node (0: never measured). */
 const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,
                                       uint64_t loop);

@@ -26,6 +26,7 @@ typedef struct entry {
     hcrt__hetprobe_decision_t
         dec;        /* the cached decision handed out by lookup */
     double work_us; /* last run's work at the cluster's rate, 0: unknown */
+    double run_it, run_s; /* this node's last run phase (set_run) */
     uint64_t runs, probes, drifts, since_probe;
     int consistent, stable, has_rates;
 } entry_t;
@@ -373,4 +374,33 @@ const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,
 {
     const entry_t *e = pc ? *find(pc, loop) : NULL;
     return e != NULL ? e->speed : NULL;
+}
+
+hcrt_status_t hcrt__probecache_set_run(hcrt__probecache_t *pc, uint64_t loop,
+                                       int nnodes, double iters, double secs)
+{
+    entry_t *e;
+    if (pc == NULL || nnodes < 1 || !(iters >= 0.0) || !(secs >= 0.0) ||
+        isinf(iters) || isinf(secs))
+        return HCRT_ERR_INVALID;
+    hcrt_status_t rc = get(pc, loop, nnodes, &e);
+    if (rc != HCRT_OK)
+        return rc;
+    int some = iters > 0.0 && secs > 0.0;
+    e->run_it = some ? iters : 0.0;
+    e->run_s = some ? secs : 0.0;
+    return HCRT_OK;
+}
+
+void hcrt__probecache_basis(const hcrt__probecache_t *pc, uint64_t loop,
+                            int nnodes, double *iters, double *secs)
+{
+    const entry_t *e = pc ? *find(pc, loop) : NULL;
+    if (e == NULL || e->nnodes != nnodes || !(e->run_it > 0.0) ||
+        !(*iters > 0.0) || !(*secs > 0.0))
+        return;
+    double w = HCRT_HP_RUN_WEIGHT * *iters;
+    w = w < e->run_it ? w : e->run_it;
+    *secs += e->run_s * (w / e->run_it);
+    *iters += w;
 }

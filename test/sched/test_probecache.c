@@ -363,6 +363,55 @@ static void test_work(void)
     hcrt__probecache_destroy(pc);
 }
 
+/* The probe basis: the probe alone until a run phase is noted, then the
+ * run phase at up to HCRT_HP_RUN_WEIGHT times the probe's iterations; a
+ * node that ran nothing, another node count, bad values change nothing. */
+static void test_basis(void)
+{
+    hcrt__probecache_t *pc = cache(3, 0);
+    double it = 100, s = 0.01; /* probe: 1e4 it/s */
+    hcrt__probecache_basis(pc, 6, 2, &it, &s);
+    CHECK(it == 100 && s == 0.01, "basis without a run: %g it %g s", it, s);
+    /* run phase: 10 000 iterations at 2e4 it/s; counted as 400 */
+    REQUIRE(hcrt__probecache_set_run(pc, 6, 2, 1e4, 0.5) == HCRT_OK, "set");
+    hcrt__probecache_basis(pc, 6, 2, &it, &s);
+    CHECK(fabs(it - 500) < 1e-9 && fabs(s - 0.03) < 1e-12,
+          "basis %g it %g s, want 500 it 0.03 s", it, s);
+    CHECK(fabs(it / s - 500 / 0.03) < 1e-6, "speed %g", it / s);
+    /* a run phase shorter than the cap counts whole */
+    REQUIRE(hcrt__probecache_set_run(pc, 6, 2, 200, 0.01) == HCRT_OK, "set");
+    it = 100, s = 0.01;
+    hcrt__probecache_basis(pc, 6, 2, &it, &s);
+    CHECK(fabs(it - 300) < 1e-9 && fabs(s - 0.02) < 1e-12,
+          "short run: %g it %g s", it, s);
+    it = 100, s = 0.01;
+    hcrt__probecache_basis(pc, 6, 3, &it, &s);
+    CHECK(it == 100 && s == 0.01, "other node count used the run");
+    it = 0, s = 0;
+    hcrt__probecache_basis(pc, 6, 2, &it, &s);
+    CHECK(it == 0 && s == 0, "an empty probe got a basis");
+    /* ran nothing this call: the probe alone again */
+    REQUIRE(hcrt__probecache_set_run(pc, 6, 2, 0, 0) == HCRT_OK, "set");
+    it = 100, s = 0.01;
+    hcrt__probecache_basis(pc, 6, 2, &it, &s);
+    CHECK(it == 100 && s == 0.01, "a node that ran nothing kept its run");
+    CHECK(hcrt__probecache_set_run(pc, 6, 2, -1, 1) == HCRT_ERR_INVALID &&
+              hcrt__probecache_set_run(pc, 6, 2, 1, NAN) ==
+                  HCRT_ERR_INVALID &&
+              hcrt__probecache_set_run(pc, 6, 2, INFINITY, 1) ==
+                  HCRT_ERR_INVALID &&
+              hcrt__probecache_set_run(NULL, 6, 2, 1, 1) == HCRT_ERR_INVALID,
+          "bad run accepted");
+    /* the shared averages do not see it */
+    hcrt__hetprobe_node_meas_t m[2];
+    REQUIRE(hcrt__probecache_set_run(pc, 7, 2, 1e4, 0.5) == HCRT_OK, "set");
+    meas2(m, 1e6, 5e5, 0);
+    hcrt__probecache_update(pc, 7, 2, m, 1);
+    const double *sp = hcrt__probecache_speeds(pc, 7);
+    CHECK(sp && sp[0] == 1e6 && sp[1] == 5e5, "run leaked into the speeds");
+    hcrt__probecache_destroy(pc);
+}
+
 int main(int argc, char **argv)
 {
     static const test_case_t tests[] = {{"ewma", test_ewma},
@@ -375,6 +424,7 @@ int main(int argc, char **argv)
                                         {"unprobed", test_unprobed},
                                         {"rest", test_rest},
                                         {"work", test_work},
+                                        {"basis", test_basis},
                                         {NULL, NULL}};
     return run_tests(tests, argc, argv);
 }
