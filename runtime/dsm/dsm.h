@@ -122,6 +122,9 @@ typedef struct hcrt_dsm_counters {
     /* same-host fast path: pages copied straight from a home's memory,
      * diffs applied straight to it (included in the figures above) */
     uint64_t shm_pages, shm_diffs;
+    /* as a home: written pages write-protected again when another rank
+     * read them, the home's writer registration dropped (pages.c) */
+    uint64_t home_reprotects;
 } hcrt_dsm_counters_t;
 
 void hcrt__dsm_counters(hcrt_dsm_counters_t *out);

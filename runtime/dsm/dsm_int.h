@@ -41,8 +41,10 @@ enum {
     PF_LIVE = 16,   /* the application view maps the same-host home's master
                        page itself (shm.c): never stale, never invalidated */
     PF_INLIVE = 32, /* in the live list */
-    PF_FLIP = 64    /* the application view maps the other memfd than the
+    PF_FLIP = 64,   /* the application view maps the other memfd than the
                        page's base mapping (shm.c, hcrt__dsm_maps_home) */
+    PF_HTRY = 128   /* home page: its own writer registration was dropped
+                       once for a reader (pages.c, retire_home_writes) */
 };
 
 typedef struct dsm_page {
@@ -102,6 +104,9 @@ struct dsm_state {
     pthread_mutex_t flush_lock;
     _Atomic uint32_t gen;     /* bumped (and futex-woken) when a page settles */
     _Atomic uint32_t acq_gen; /* bumped by every self-invalidation */
+    /* bumped by every "no longer exempt" notice handled, before its flags
+     * are cleared: a fetch installed after one keeps no exempt bit */
+    _Atomic uint32_t notify_seq;
     /* settings */
     int home_policy;
     size_t block_pages, prefetch_max, slice_pages;
