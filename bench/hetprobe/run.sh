@@ -30,7 +30,7 @@
 # build/bin/hcrt-calibrate at 2 ranks under the same DSM settings (about
 # 10 s; DIR/calibration), unless HCRT_SCHED_CALIBRATION or
 # HCRT_SCHED_FAULT_PERIOD_US is set (then that is used).
-# --repeat N runs every configuration N times in a row (median reported).
+# --repeat N runs every configuration N times, in N rounds over all of them (median reported).
 # Writes DIR/results.tsv (setup kernel config seconds, and the seconds of
 # the calls after the first two: without the probe's first calls), then
 # summarize.py prints the markdown table and writes DIR/hetprobe.svg.
@@ -125,15 +125,9 @@ make_quota_cgroup() {
 trap stop_hog EXIT
 trap 'stop_hog; exit 130' INT TERM
 
-# run SETUP KERNEL CONFIG [VAR=VALUE...]: `repeat` mpiruns, a result row
-# each (summarize.py takes the median).
+# run SETUP KERNEL CONFIG [VAR=VALUE...]: one mpirun, a result row
+# (summarize.py takes the median of the `repeat` rows of a cell).
 run() {
-    local i
-    for ((i = 0; i < repeat; i++)); do
-        run1 "$@"
-    done
-}
-run1() {
     local setup=$1 kernel=$2 config=$3
     shift 3
     local line
@@ -173,6 +167,13 @@ for setup in $setups; do
     threads) extra=(HCRT_NODE_THREADS=2,1 BENCH_PIN=0) ;;
     *) echo "run.sh: unknown setup '$setup' (homo, hog, quota, threads)" >&2; exit 2 ;;
     esac
+    # The repeats go round every kernel and configuration in turn, so a
+    # slow spell of the machine (this 2-core VM has them, 30-40 % for
+    # minutes) falls on all of them rather than on the 3-5 runs of one
+    # cell: until session 12 the runs of a cell were back to back, and
+    # triad with the quota came out +18-23 % slower under HetProbe in three
+    # suites while interleaved runs showed no difference.
+    for ((rep = 0; rep < repeat; rep++)); do
     for k in $kernels; do
         for c in $configs; do
             case $c in
@@ -189,6 +190,7 @@ for setup in $setups; do
             *) echo "run.sh: unknown configuration '$c'" >&2; exit 2 ;;
             esac
         done
+    done
     done
     stop_hog
 done
