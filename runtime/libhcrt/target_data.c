@@ -288,10 +288,10 @@ HCRT_ABI_EXPORT void __hcrt_omp_target_free(void *p, int device)
 
 HCRT_ABI_EXPORT int __hcrt_omp_target_is_present(const void *p, int device)
 {
-    /* Host memory is always present on the host device; the worker devices
-     * share one data environment (offload/). */
+    /* Host memory is always present on the host device; each worker device
+     * has its own data environment (offload/). */
     if (device >= 0 && device < hcrt__num_devices())
-        return hcrt__offload_is_present(p);
+        return hcrt__offload_is_present(p, device);
     return hcrt__device_is_host(device);
 }
 

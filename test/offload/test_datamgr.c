@@ -551,9 +551,66 @@ static void t_written_all(void)
     teardown();
 }
 
+/* Plans (without running them) one data task of `kind` on node 1. */
+static hcrt_status_t plan(hcrt__ofl_kind_t kind, void *p, int64_t bytes,
+                          int64_t type)
+{
+    hcrt__ofl_map_t m = map(p, bytes, type);
+    hcrt__ofl_task_desc_t t = {
+        .kind = kind, .pin = 1, .maps = &m, .nmaps = 1};
+    hcrt__dm_plan_t pre = {0}, post = {0};
+    hcrt_status_t st = hcrt__dm_plan_task(w.dm, &t, 1, &pre, &post, NULL);
+    hcrt__dm_plan_fini(&pre);
+    hcrt__dm_plan_fini(&post);
+    return st;
+}
+
+/* Every device has its own data environment: the same host range entered
+ * on two devices is two buffers with their own reference counts, and
+ * leaving one device's does not touch the other's. */
+static void t_devices(void)
+{
+    setup(3);
+    uint64_t b0, b1, off;
+    uintptr_t host;
+    CHECK_EQ(hcrt__dm_selected(w.dm), 0);
+    CHECK_EQ(plan(HCRT_OFL_DATA_ENTER, A, 128, TO), HCRT_OK);
+    CHECK_EQ(hcrt__dm_select(w.dm, 1), HCRT_OK);
+    CHECK_EQ(hcrt__dm_selected(w.dm), 1);
+    CHECK_EQ(hcrt__dm_lookup(w.dm, A, &b1, &off, &host), HCRT_ERR_NOT_FOUND);
+    CHECK_EQ(hcrt__dm_refcount(w.dm, A), -1);
+    CHECK_EQ(plan(HCRT_OFL_DATA_ENTER, A, 128, TO), HCRT_OK);
+    CHECK_EQ(plan(HCRT_OFL_DATA_ENTER, A, 128, TO), HCRT_OK);
+    CHECK_EQ(plan(HCRT_OFL_DATA_ENTER, B, 128, TO), HCRT_OK);
+    CHECK_EQ(hcrt__dm_refcount(w.dm, A), 2);
+    CHECK_EQ(hcrt__dm_lookup(w.dm, A, &b1, &off, &host), HCRT_OK);
+    CHECK_EQ(hcrt__dm_nbuffers(w.dm), 2);
+    CHECK_EQ(hcrt__dm_select(w.dm, 0), HCRT_OK);
+    CHECK_EQ(hcrt__dm_refcount(w.dm, A), 1);
+    CHECK_EQ(hcrt__dm_lookup(w.dm, A, &b0, &off, &host), HCRT_OK);
+    CHECK(b0 != b1);
+    CHECK_EQ(hcrt__dm_nbuffers(w.dm), 1);
+    CHECK_EQ(hcrt__dm_refcount(w.dm, B), -1);
+    /* a mapping of device 1 does not make `present` pass on device 0 */
+    CHECK_EQ(plan(HCRT_OFL_DATA_ENTER, B, 128, TO | PRESENT),
+             HCRT_ERR_NOT_FOUND);
+    CHECK_EQ(plan(HCRT_OFL_DATA_EXIT, A, 128, FROM), HCRT_OK);
+    CHECK_EQ(hcrt__dm_refcount(w.dm, A), -1);
+    CHECK_EQ(hcrt__dm_select(w.dm, 1), HCRT_OK);
+    CHECK_EQ(hcrt__dm_refcount(w.dm, A), 2);
+    CHECK_EQ(plan(HCRT_OFL_DATA_EXIT, A, 128, DEL), HCRT_OK);
+    CHECK_EQ(hcrt__dm_refcount(w.dm, A), -1);
+    CHECK_EQ(hcrt__dm_refcount(w.dm, B), 1);
+    CHECK_EQ(hcrt__dm_select(w.dm, -1), HCRT_ERR_INVALID);
+    CHECK_EQ(hcrt__dm_selected(w.dm), 1);
+    /* device 1's B is left mapped: destroy frees every device's table */
+    teardown();
+}
+
 int main(int argc, char **argv)
 {
     static const t_case_t cases[] = {
+        {"devices", t_devices},
         {"tofrom", t_tofrom},
         {"to_from_alloc", t_to_from_alloc},
         {"refcount", t_refcount},

@@ -20,18 +20,69 @@ hcrt_status_t hcrt__dm_create(int nnodes, hcrt__dm_t **out)
     dm->words = (nnodes + 63) / 64;
     dm->epoch = 1;
     dm->next_buf = 1;
+    dm->env = calloc(1, sizeof(*dm->env));
+    if (dm->env == NULL) {
+        free(dm);
+        return HCRT_ERR_NOMEM;
+    }
+    dm->nenv = dm->envcap = 1; /* device 0, selected */
     *out = dm;
     return HCRT_OK;
+}
+
+static void env_store(hcrt__dm_t *dm)
+{
+    dm->env[dm->cur] = (dm_env_t){
+        dm->env[dm->cur].dev, dm->nbuf, dm->bufcap, dm->buf, dm->natt,
+        dm->attcap,           dm->att};
+}
+
+static void env_load(hcrt__dm_t *dm, int32_t i)
+{
+    const dm_env_t *e = &dm->env[i];
+    dm->nbuf = e->nbuf, dm->bufcap = e->bufcap, dm->buf = e->buf;
+    dm->natt = e->natt, dm->attcap = e->attcap, dm->att = e->att;
+    dm->cur = i;
+}
+
+hcrt_status_t hcrt__dm_select(hcrt__dm_t *dm, int dev)
+{
+    if (dm == NULL || dev < 0)
+        return HCRT_ERR_INVALID;
+    if (dm->env[dm->cur].dev == dev)
+        return HCRT_OK;
+    int32_t i = 0;
+    while (i < dm->nenv && dm->env[i].dev != dev)
+        i++;
+    if (i == dm->nenv) {
+        if (hcrt__ofl_grow((void **)&dm->env, &dm->envcap,
+                           (int64_t)dm->nenv + 1, sizeof(*dm->env)) != HCRT_OK)
+            return HCRT_ERR_NOMEM;
+        dm->env[dm->nenv++] = (dm_env_t){.dev = dev};
+    }
+    env_store(dm);
+    env_load(dm, i);
+    return HCRT_OK;
+}
+
+int hcrt__dm_selected(const hcrt__dm_t *dm)
+{
+    return dm->env[dm->cur].dev;
 }
 
 void hcrt__dm_destroy(hcrt__dm_t *dm)
 {
     if (dm == NULL)
         return;
-    for (int32_t i = 0; i < dm->nbuf; i++)
-        hcrt__dm_buf_free(dm->buf[i]);
-    free(dm->buf);
-    free(dm->att);
+    env_store(dm);
+    for (int32_t e = 0; e < dm->nenv; e++) {
+        env_load(dm, e);
+        for (int32_t i = 0; i < dm->nbuf; i++)
+            hcrt__dm_buf_free(dm->buf[i]);
+        free(dm->buf);
+        free(dm->att);
+    }
+    free(dm->env);
     free(dm);
 }
 

@@ -1,6 +1,6 @@
 /*
  * datamgr.h - the data manager of target offload (internal, MPI-free): the
- * map table of a single OpenMP device (reference counts, sections, structs,
+ * map table of each OpenMP device (reference counts, sections, structs,
  * pointer attachment) whose device copy is spread over the cluster's nodes,
  * with per-range valid copies, versions and the transfer plans that keep
  * them coherent. Plans are data; the event system executes them.
@@ -53,6 +53,16 @@ typedef struct hcrt__dm hcrt__dm_t;
  * memory separate from the user's). */
 hcrt_status_t hcrt__dm_create(int nnodes, hcrt__dm_t **out);
 void hcrt__dm_destroy(hcrt__dm_t *dm);
+
+/* Every OpenMP device has its own data environment (map table, reference
+ * counts, attachments): the calls below act on the selected device's,
+ * device 0 after create. The nodes a device's copies live on are the
+ * whole cluster's either way (a task of device 0's data may run on any
+ * node); ids of ops and buffers are unique over all devices, and settling
+ * covers all of them. HCRT_ERR_NOMEM if a new table cannot be made (the
+ * selection is unchanged). */
+hcrt_status_t hcrt__dm_select(hcrt__dm_t *dm, int dev);
+int hcrt__dm_selected(const hcrt__dm_t *dm);
 
 /* Starts planning a new batch: one-to-many trees restart from the current
  * holders. Ops of earlier batches may still be running (a size-bound

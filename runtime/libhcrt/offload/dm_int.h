@@ -51,6 +51,18 @@ typedef struct dm_attach {
     uint64_t q, qoff, p, poff;
 } dm_attach_t;
 
+/* The map table of one OpenMP device (hcrt__dm_select). The selected
+ * one's fields are loaded into the dm itself, where every function finds
+ * them; the counters (ops, buffers, versions, epochs) are the dm's, shared
+ * by all devices: ids stay unique and settling covers every device. */
+typedef struct dm_env {
+    int dev;
+    int32_t nbuf, bufcap;
+    dm_buf_t **buf;
+    int32_t natt, attcap;
+    dm_attach_t *att;
+} dm_env_t;
+
 struct hcrt__dm {
     int nnodes, words;
     uint32_t epoch;
@@ -63,6 +75,8 @@ struct hcrt__dm {
     dm_buf_t **buf; /* sorted by begin, disjoint */
     int32_t natt, attcap;
     dm_attach_t *att;
+    dm_env_t *env; /* every device's table; env[cur] is loaded above */
+    int32_t nenv, envcap, cur;
 };
 
 /* ---- dm_seg.c ------------------------------------------------------------ */

@@ -51,6 +51,7 @@ void hcrt__offload_init(MPI_Comm comm)
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->cv, NULL);
     s->policy = hcrt__config_enum("HCRT_OFFLOAD_POLICY");
+    s->shared_env = hcrt__config_enum("HCRT_OFFLOAD_DATA_ENV") == 1;
     batch_enabled = hcrt__config_bool("HCRT_OFFLOAD_BATCH");
     if (rank == 0) {
         if (hcrt__dm_create(size, &s->dm) != HCRT_OK)

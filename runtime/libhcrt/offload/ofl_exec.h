@@ -44,7 +44,7 @@ int hcrt__offload_data(int what, int64_t device_id, int32_t nargs, void **bases,
 
 /* Head: whether host address p is mapped on the devices (one data
  * environment for all of them). */
-int hcrt__offload_is_present(const void *p);
+int hcrt__offload_is_present(const void *p, int device);
 
 /* omp_target_alloc for a worker device (head): the block lives in the
  * head's memory and is known as device memory; a region that receives it

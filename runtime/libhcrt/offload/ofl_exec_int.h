@@ -62,7 +62,8 @@ typedef struct ofl_state {
      * the run time they reported (HCRT_STATS) */
     long *dev_kernels;
     double *dev_run_ns;
-    int policy; /* 0 eft, 1 rr, 2 locality, 3 heft (ofl_graph.c) */
+    int policy;     /* 0 eft, 1 rr, 2 locality, 3 heft (ofl_graph.c) */
+    int shared_env; /* HCRT_OFFLOAD_DATA_ENV=shared: one for all devices */
     atomic_uint rr;
     atomic_long inflight, max_inflight, launched, ops_run;
 } ofl_state_t;
@@ -81,6 +82,9 @@ double hcrt__ofl_kernel_est(uint64_t kernel, int node);
 /* The learned time of kernel on node (ns), -1 if it never ran there. */
 double hcrt__ofl_kernel_seen(uint64_t kernel, int node);
 void hcrt__ofl_kernel_learn(uint64_t kernel, int node, double ns);
+
+/* The default-device ICV (omp_get_default_device, without omp.h). */
+extern int ofl_default_device(void) __asm__("omp_get_default_device");
 
 /* ---- ofl_graph.c: whole-graph HEFT placement (HCRT_OFFLOAD_POLICY=heft) */
 /* Records a target task with its depend list at creation; *slot becomes

@@ -218,6 +218,9 @@ void hcrt__ofl_graph_place(void)
      * placed and may be done): forget them, so the graph stays small. */
     hcrt__dg_sync(g.dg);
     hcrt__heft_schedule_t sch;
+    /* data held where: the default device's environment, that of every
+     * task without a device clause (the ones HEFT places) */
+    hcrt__dm_select(s->dm, s->shared_env ? 0 : ofl_default_device());
     int ok = b.ntasks == g.npending &&
              hcrt__dg_build_taskgraph(&b, g.tg, hcrt__dm_holders, s->dm) ==
                  HCRT_OK &&

@@ -7,9 +7,10 @@
  * Device numbers: device n is rank n + 1; the head is the initial device
  * (number ndev). A region without a device clause (clang passes -1) runs
  * on the default device when undeferred, and is placed by
- * HCRT_OFFLOAD_POLICY when it is `nowait` (inside its target task). All
- * devices share one data environment (the data manager's), so data mapped
- * for one device is present for all; see docs/offload.md.
+ * HCRT_OFFLOAD_POLICY when it is `nowait` (inside its target task). Each
+ * device has its own data environment (select_env): the named device's,
+ * or the default device's for a construct without a device clause, also
+ * when placement runs it on another node; see docs/offload.md.
  *
  * A target construct met on a worker (a cluster parallel region runs on
  * every node) runs on that worker as on its host device, with the host
@@ -32,7 +33,6 @@
 extern void *
 ofl_allow_completion(hcrt_ident_t *loc, int32_t gtid,
                      void *task) __asm__("__kmpc_task_allow_completion_event");
-extern int ofl_default_device(void) __asm__("omp_get_default_device");
 extern void *
 ofl_kmp_task_alloc(hcrt_ident_t *, int32_t, int32_t, size_t, size_t,
                    hcrt_task_entry_t) __asm__("__kmpc_omp_task_alloc");
@@ -295,6 +295,20 @@ void hcrt__ofl_claims_drop(ofl_x_t *x)
     x->nclaims = 0;
 }
 
+/* Selects the data environment of a construct for device_id (-1: the
+ * default device) in the data manager (lock held). A task placed freely
+ * (nowait, no device clause) uses the default device's data wherever it
+ * runs; `device(n)` uses device n's. */
+static void select_env(int64_t device_id)
+{
+    int dev = device_id >= 0 ? (int)device_id : ofl_default_device();
+    if (hcrt__ofl.shared_env) /* HCRT_OFFLOAD_DATA_ENV=shared */
+        dev = 0;
+    if (hcrt__dm_select(hcrt__ofl.dm, dev) != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_TARGET,
+                   "out of memory for the data environment of device %d", dev);
+}
+
 /* The node of device_id; 0 for the head (initial device), -1 for "free". */
 static int device_node(int64_t device_id, int free_ok, const char *what)
 {
@@ -490,8 +504,9 @@ static void run_on_head(const hcrt_kernel_desc_t *k,
  * ----------------------------------------------------------------- */
 
 /* The kernel's parameters for its node: one per TARGET_PARAM entry. */
-static void build_params(ofl_x_t *x, const hcrt_kernel_args_t *a,
-                         const hcrt__ofl_map_t *m, const hcrt__dm_xlate_t *xl)
+static void build_params(ofl_x_t *x, int64_t device_id,
+                         const hcrt_kernel_args_t *a, const hcrt__ofl_map_t *m,
+                         const hcrt__dm_xlate_t *xl)
 {
     ofl_param_t stack[OFL_HDR_PARAMS], *pv = x->kh.p;
     uint32_t n = 0, cap = OFL_HDR_PARAMS;
@@ -533,9 +548,12 @@ static void build_params(ofl_x_t *x, const hcrt_kernel_args_t *a,
         } else {
             uint64_t buf, off;
             uintptr_t host;
+            pthread_mutex_lock(&hcrt__ofl.lock);
+            select_env(device_id);
             if (hcrt__dm_lookup(hcrt__ofl.dm, base, &buf, &off, &host) ==
                 HCRT_OK) /* e.g. a zero-length section of mapped data */
                 p = (ofl_param_t){buf, (int64_t)off};
+            pthread_mutex_unlock(&hcrt__ofl.lock);
         }
         pv[k++] = p;
     }
@@ -586,6 +604,7 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
     x->has_kernel = 1;
     x->kh.kernel = k->id;
     pthread_mutex_lock(&s->lock);
+    select_env(device_id);
     widen_zero_length(m, (int32_t)a->num_args);
     if (cur_tt)
         hcrt__ofl_graph_learn(cur_tt->entry, k->id, 0);
@@ -609,7 +628,7 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
     pthread_mutex_unlock(&s->lock);
     if (st != HCRT_OK)
         plan_failed(st, k->name);
-    build_params(x, a, m, xl);
+    build_params(x, device_id, a, m, xl);
     free(xl);
     free(m);
     if (nowait)
@@ -642,6 +661,7 @@ static void sync_mapped(int to_devices, int64_t device_id, int32_t nargs,
         uint64_t buf, off;
         uintptr_t host;
         pthread_mutex_lock(&hcrt__ofl.lock);
+        select_env(device_id);
         int mapped =
             sizes[i] > 0 && hcrt__dm_lookup(hcrt__ofl.dm, ptrs[i], &buf, &off,
                                             &host) == HCRT_OK;
@@ -757,6 +777,7 @@ int hcrt__offload_data(int what, int64_t device_id, int32_t nargs, void **bases,
         int32_t k = 0;
         for (int32_t i = 0; i < nargs; i++) {
             pthread_mutex_lock(&s->lock);
+            select_env(device_id);
             int g =
                 hcrt__dm_lookup(s->dm, m[i].begin, NULL, NULL, NULL) != HCRT_OK;
             pthread_mutex_unlock(&s->lock);
@@ -778,6 +799,7 @@ int hcrt__offload_data(int what, int64_t device_id, int32_t nargs, void **bases,
     x->sync = 1;
     x->node = node;
     pthread_mutex_lock(&s->lock);
+    select_env(device_id);
     if (cur_tt)
         hcrt__ofl_graph_learn(cur_tt->entry, 0, 1);
     hcrt_status_t st =
@@ -795,12 +817,13 @@ int hcrt__offload_data(int what, int64_t device_id, int32_t nargs, void **bases,
     return 0;
 }
 
-int hcrt__offload_is_present(const void *p)
+int hcrt__offload_is_present(const void *p, int device)
 {
     ofl_state_t *s = &hcrt__ofl;
     if (!s->up || s->rank != 0 || !s->dm)
         return 0;
     pthread_mutex_lock(&s->lock);
+    select_env(device);
     int present = hcrt__dm_lookup(s->dm, p, NULL, NULL, NULL) == HCRT_OK;
     pthread_mutex_unlock(&s->lock);
     return present;

@@ -14,7 +14,7 @@ if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ]; then
     "$build/bin/hcc" -fopenmp -O2 "$src" -o "$exe.tmp.$$" && mv "$exe.tmp.$$" "$exe" || exit 1
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HCRT_STATS=1
-err=$work/$name.np$ranks.err
+err=$work/$name.np$ranks${HCRT_OFFLOAD_DATA_ENV:+.$HCRT_OFFLOAD_DATA_ENV}.err
 # inflight: ranks bound to cores in turn, so the head (rank 0) and device
 # 0 (rank 1, busy with every region of the first loop) never share a
 # core. Unbound, the scheduler sometimes put them together: the head
