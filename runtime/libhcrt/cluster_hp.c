@@ -86,9 +86,10 @@ struct hcrt__cl_hp {
      * waited */
     uint64_t *zb, zlo, zhi, ext, ext_c;
     int zopen, published, ext_closed;
-    double psecs, cm_sum; /* thread seconds, cache misses */
-    double run_it, run_s; /* run-phase iterations, thread seconds */
-    double acc_it, acc_s; /* this node's speed basis (published) */
+    double psecs, cm_sum;   /* thread seconds, cache misses */
+    double run_it, run_s;   /* run-phase iterations, thread seconds */
+    double call_it, call_s; /* the same over the whole call (all windows) */
+    double acc_it, acc_s;   /* this node's speed basis (published) */
     int cm_n;
     uint64_t t0;    /* first probe chunk handed out */
     double work_us; /* HetProbe-I: windows so far at their measured rates */
@@ -641,12 +642,11 @@ void hcrt__cl_hp_free(hcrt__cl_pool_t *p)
     hcrt__cl_hp_t *h = p->hp;
     if (!h)
         return;
-    if (p->kind == HCRT_CLP_HETPROBE) { /* the next call's probe basis */
-        pthread_mutex_lock(&cache_mu);
-        hcrt__probecache_set_run(hcrt__cl_sched.cache, h->loop_id, p->nn,
-                                 h->run_it, h->run_s);
-        pthread_mutex_unlock(&cache_mu);
-    }
+    /* the next call's probe basis */
+    pthread_mutex_lock(&cache_mu);
+    hcrt__probecache_set_run(hcrt__cl_sched.cache, h->loop_id, p->nn,
+                             h->call_it, h->call_s);
+    pthread_mutex_unlock(&cache_mu);
     free(h->thr), free(h->weight), free(h->rests), free(h->d.csr);
     free(h->d.share);
     free(h->pstart), free(h->sg_lo), free(h->sg_v), free(h->zb);
@@ -689,13 +689,14 @@ static void exchange_begin(hcrt__cl_pool_t *p)
         hcrt__cl_close(p, win, (uint64_t)el_us);
     uint64_t it = sub_off(p, h->pchunks);
     double secs = published_secs(h, it);
-    if (win == 0 && p->kind == HCRT_CLP_HETPROBE && it > 0 && secs > 0) {
-        double bi = (double)it, bs = secs; /* with the last call's run */
+    if (win == 0 && it > 0 && secs > 0) {
+        /* with the last call's run phase, the earliest part of the basis
+         * (HetProbe-I's later windows halve it as they add theirs) */
         pthread_mutex_lock(&cache_mu);
-        hcrt__probecache_basis(hcrt__cl_sched.cache, h->loop_id, p->nn, &bi,
-                               &bs);
+        hcrt__probecache_basis(hcrt__cl_sched.cache, h->loop_id, p->nn,
+                               &h->acc_it, &h->acc_s);
         pthread_mutex_unlock(&cache_mu);
-        secs = (double)it * bs / bi;
+        secs = (double)it * h->acc_s / h->acc_it;
     }
     uint64_t v[5] = {it, hcrt__cl_fbits(secs), tr, hcrt__cl_fbits(el_us),
                      hcrt__cl_pack_cmpki(h->cm_n ? h->cm_sum / h->cm_n : -1)};
@@ -907,8 +908,9 @@ int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
     if (tl.probing && tl.pool == p)
         close_probe(h);
     if (tl.running && tl.pool == p) { /* a run-phase chunk's time */
-        h->run_s += (double)(hcrt__now_ns() - tl.t0) / 1e9;
-        h->run_it += (double)tl.n;
+        double dt = (double)(hcrt__now_ns() - tl.t0) / 1e9;
+        h->run_s += dt, h->call_s += dt;
+        h->run_it += (double)tl.n, h->call_it += (double)tl.n;
         tl.running = 0;
     }
     for (;;) {

@@ -299,10 +299,15 @@ hcrt_status_t hcrt__probecache_set_run(hcrt__probecache_t *pc, uint64_t loop,
  * phase of the same loop is ten times longer. The cap keeps a change
  * visible at once: a node half as fast as in the last call publishes
  * 0.83 of its old speed, and its new speed a call later (its run phase
- * then ran at it). */
+ * then ran at it). A run phase more than HCRT_HP_RUN_BAND times faster or
+ * slower than the probe is left out: it measured other iterations, of
+ * another cost (the irregular kernel's hot quarter moves between calls;
+ * with it, HetProbe's split followed where the hot part had been, and the
+ * kernel took 0.41-0.46 s instead of 0.33-0.38 s). */
 void hcrt__probecache_basis(const hcrt__probecache_t *pc, uint64_t loop,
                             int nnodes, double *iters, double *secs);
 #define HCRT_HP_RUN_WEIGHT 4.0
+#define HCRT_HP_RUN_BAND 2.0
 /* Smoothed per-thread speed of every node (0: never measured). */
 const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,
                                       uint64_t loop);

@@ -399,6 +399,9 @@ void hcrt__probecache_basis(const hcrt__probecache_t *pc, uint64_t loop,
     if (e == NULL || e->nnodes != nnodes || !(e->run_it > 0.0) ||
         !(*iters > 0.0) || !(*secs > 0.0))
         return;
+    double ratio = (e->run_it / e->run_s) / (*iters / *secs);
+    if (ratio > HCRT_HP_RUN_BAND || ratio < 1.0 / HCRT_HP_RUN_BAND)
+        return; /* other iterations, another cost: the probe alone */
     double w = HCRT_HP_RUN_WEIGHT * *iters;
     w = w < e->run_it ? w : e->run_it;
     *secs += e->run_s * (w / e->run_it);

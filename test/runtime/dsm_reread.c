@@ -69,9 +69,10 @@ int main(int argc, char **argv)
     MPI_Allreduce(&mine, &reprot, 1, MPI_UINT64_T, MPI_SUM, hcrt__comm_world());
     if (msg && me != 0) {
         if (fetched[0] < PAGES || fetched[1] < PAGES || fetched[2] != 0)
-            fprintf(stderr, "rank %d: pages fetched by the three reads: "
-                    "%llu %llu %llu (want >= %d, >= %d, 0)\n", me,
-                    (unsigned long long)fetched[0],
+            fprintf(stderr,
+                    "rank %d: pages fetched by the three reads: "
+                    "%llu %llu %llu (want >= %d, >= %d, 0)\n",
+                    me, (unsigned long long)fetched[0],
                     (unsigned long long)fetched[1],
                     (unsigned long long)fetched[2], PAGES, PAGES);
         CHECK(fetched[0] >= PAGES && fetched[1] >= PAGES);

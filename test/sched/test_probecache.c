@@ -384,6 +384,12 @@ static void test_basis(void)
     hcrt__probecache_basis(pc, 6, 2, &it, &s);
     CHECK(fabs(it - 300) < 1e-9 && fabs(s - 0.02) < 1e-12,
           "short run: %g it %g s", it, s);
+    /* a run phase 2.5x faster than the probe measured other work */
+    REQUIRE(hcrt__probecache_set_run(pc, 6, 2, 2500, 0.1) == HCRT_OK, "set");
+    it = 100, s = 0.01;
+    hcrt__probecache_basis(pc, 6, 2, &it, &s);
+    CHECK(it == 100 && s == 0.01, "run outside the band used: %g %g", it, s);
+    REQUIRE(hcrt__probecache_set_run(pc, 6, 2, 200, 0.01) == HCRT_OK, "set");
     it = 100, s = 0.01;
     hcrt__probecache_basis(pc, 6, 3, &it, &s);
     CHECK(it == 100 && s == 0.01, "other node count used the run");
