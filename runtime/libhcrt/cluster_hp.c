@@ -642,10 +642,15 @@ void hcrt__cl_hp_free(hcrt__cl_pool_t *p)
     hcrt__cl_hp_t *h = p->hp;
     if (!h)
         return;
-    /* the next call's probe basis */
+    /* The next call's probe basis, after a cross-node split only: the
+     * node a single-node decision chose would publish its run and the
+     * others their probes alone (LU with the quota node took 1.2-1.5x the
+     * head's time, probing again and again). Every node knows the
+     * decision, so every node keeps a basis or none. */
+    int cross = h->single < 0;
     pthread_mutex_lock(&cache_mu);
     hcrt__probecache_set_run(hcrt__cl_sched.cache, h->loop_id, p->nn,
-                             h->call_it, h->call_s);
+                             cross ? h->call_it : 0, cross ? h->call_s : 0);
     pthread_mutex_unlock(&cache_mu);
     free(h->thr), free(h->weight), free(h->rests), free(h->d.csr);
     free(h->d.share);

@@ -286,8 +286,9 @@ hcrt_status_t hcrt__probecache_set_work(hcrt__probecache_t *pc, uint64_t loop,
 double hcrt__probecache_work(const hcrt__probecache_t *pc, uint64_t loop,
                              int nnodes);
 /* This node's run phase in the loop's last call: iterations and thread
- * seconds (0, 0: it ran none). Node-local, kept apart from the shared
- * averages; hcrt__probecache_basis adds it to the next probe. */
+ * seconds (0, 0: it ran none, or the caller keeps no basis). Node-local, kept
+ * apart from the shared averages; hcrt__probecache_basis adds it to the next
+ * probe. */
 hcrt_status_t hcrt__probecache_set_run(hcrt__probecache_t *pc, uint64_t loop,
                                        int nnodes, double iters, double secs);
 /* The basis of the speed this node publishes for a probe of *iters
