@@ -96,15 +96,17 @@ static void set_state(size_t first, size_t n, uint8_t st)
 }
 
 /* Claims up to `max` pages idx + stride, idx + 2 stride, ... in state
- * `from`, homed at `home`, in the same area; returns the run length
- * including idx. */
+ * `from`, homed at `home`, carrying every flag of `need`, in the same
+ * area; returns the run length including idx. */
 static size_t claim_run_s(size_t idx, size_t stride, size_t max, uint8_t from,
-                          int home)
+                          int home, uint8_t need)
 {
     dsm_area_t *a = hcrt__dsm_area_of_page(idx);
     size_t end = a->first + a->len / DSM_PAGE, n = 1;
     while (n < max && idx + n * stride < end &&
            hcrt__dsm_home_known(idx + n * stride) == home &&
+           (!need ||
+            (atomic_load(&dsm.pages[idx + n * stride].flags) & need) == need) &&
            claim(idx + n * stride, from))
         n++;
     return n;
@@ -112,7 +114,7 @@ static size_t claim_run_s(size_t idx, size_t stride, size_t max, uint8_t from,
 
 static size_t claim_run(size_t idx, size_t max, uint8_t from, int home)
 {
-    return claim_run_s(idx, 1, max, from, home);
+    return claim_run_s(idx, 1, max, from, home, 0);
 }
 
 static size_t doubled(size_t w)
@@ -181,21 +183,6 @@ static void live_add(size_t first, size_t n)
 
 /* ---- home pages: no message unless exempt copies elsewhere must be told */
 
-/* A write to a home page protected again for a reader (retire_home_writes)
- * takes the run of such pages after it: a loop that writes what it wrote
- * before faults once per run, not once per page. */
-static size_t claim_retired(size_t idx)
-{
-    dsm_area_t *a = hcrt__dsm_area_of_page(idx);
-    size_t end = a->first + a->len / DSM_PAGE, n = 1;
-    while (n < dsm.prefetch_max && idx + n < end &&
-           hcrt__dsm_home_known(idx + n) == dsm.rank &&
-           (atomic_load(&dsm.pages[idx + n].flags) & PF_HTRY) &&
-           claim(idx + n, PG_RO))
-        n++;
-    return n;
-}
-
 static int home_fault(size_t idx, int is_write)
 {
     uint8_t st = atomic_load(&dsm.pages[idx].state);
@@ -211,7 +198,10 @@ static int home_fault(size_t idx, int is_write)
     if (st == PG_INV)
         n = claim_run(idx, dsm.prefetch_max, PG_INV, dsm.rank);
     else if (is_write && (atomic_load(&dsm.pages[idx].flags) & PF_HTRY))
-        n = claim_retired(idx);
+        /* protected again for a reader (retire_home_writes): the run of
+         * such pages after it, so a loop that writes what it wrote before
+         * faults once per run, not once per page */
+        n = claim_run_s(idx, 1, dsm.prefetch_max, PG_RO, dsm.rank, PF_HTRY);
     uintptr_t addr = hcrt__dsm_page_addr(idx);
     if (is_write) {
         uint64_t tell = 0;
@@ -283,15 +273,16 @@ static void recheck_exempt(const fetch_ctx_t *c, int home)
     }
 }
 
-/* Protects pages [from, to) of a fetched run (at its stride) with
- * `prot`: page by page for a strided run, else one call, and a contiguous
- * read-only range mapped at once rather than page by page. */
-static void protect_run(const fetch_ctx_t *c, size_t from, size_t to, int prot)
+/* Protects pages idx + i * stride, i in [from, to), with `prot`: page by
+ * page for a strided run, else one call, and a contiguous read-only range
+ * mapped at once rather than page by page. */
+static void protect_run(size_t idx, size_t stride, size_t from, size_t to,
+                        int prot)
 {
-    uintptr_t addr = hcrt__dsm_page_addr(c->idx);
-    if (c->stride > 1) {
+    uintptr_t addr = hcrt__dsm_page_addr(idx);
+    if (stride > 1) {
         for (size_t i = from; i < to; i++)
-            hcrt__dsm_mprotect(addr + i * c->stride * DSM_PAGE, DSM_PAGE, prot);
+            hcrt__dsm_mprotect(addr + i * stride * DSM_PAGE, DSM_PAGE, prot);
         return;
     }
     if (from >= to)
@@ -350,8 +341,8 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
     for (size_t i = first; i < rw_end; i++)
         memcpy(dsm.twins + (c->idx + i * st) * DSM_PAGE,
                hcrt__dsm_page_alias(c->idx + i * st), DSM_PAGE);
-    protect_run(c, first, rw_end, PROT_READ | PROT_WRITE);
-    protect_run(c, rw_end, c->n, PROT_READ);
+    protect_run(c->idx, st, first, rw_end, PROT_READ | PROT_WRITE);
+    protect_run(c->idx, st, rw_end, c->n, PROT_READ);
     for (size_t i = 0; i < c->n; i++)
         atomic_store(&dsm.pages[c->idx + i * st].state,
                      i >= first && i < rw_end ? PG_RW : PG_RO);
@@ -491,20 +482,20 @@ static void read_ahead(int home)
         set_state(start, 1, PG_INV);
         return;
     }
-    size_t n = claim_run_s(start, st, dsm.prefetch_max, PG_INV, home);
+    size_t n = claim_run_s(start, st, dsm.prefetch_max, PG_INV, home, 0);
     if (st > 1)
         atomic_store(&str_next, start + n * st);
     else
         atomic_store(&seq_next, start + n);
-    s->ctx = (fetch_ctx_t){start,
-                           n,
-                           st,
-                           0,
-                           wr,
-                           1,
-                           atomic_load(&dsm.acq_gen),
-                           wr,
-                           atomic_load(&dsm.notify_seq)};
+    s->ctx = (fetch_ctx_t){.idx = start,
+                           .n = n,
+                           .stride = st,
+                           .is_write = 0,
+                           .registered = wr,
+                           .trigger = 1,
+                           .gen = atomic_load(&dsm.acq_gen),
+                           .wahead = wr,
+                           .nseq = atomic_load(&dsm.notify_seq)};
     s->m = (dsm_msg_t){M_FETCH, 0, start, n, (uint64_t)wr, st > 1 ? st : 0};
     s->op = (dsm_op_t){0};
     s->op.dest = home;
@@ -535,7 +526,7 @@ static void fetch_remote(size_t idx, int home, int is_write)
     size_t stride, w = prefetch_window(idx, is_write, &stride);
     if (stride > 1 && hcrt__dsm_shm_peer(home))
         stride = 1, w = 1; /* same host: live mappings, no strided path */
-    size_t n = claim_run_s(idx, stride, w, PG_INV, home);
+    size_t n = claim_run_s(idx, stride, w, PG_INV, home, 0);
     if (stride > 1) {
         atomic_store(&str_next, idx + n * stride);
         atomic_store(&str_d, stride);
@@ -550,15 +541,15 @@ static void fetch_remote(size_t idx, int home, int is_write)
              stream_writes(idx, stride);
     atomic_store(stride > 1 ? &str_wr : &seq_wr, wa);
     reg |= wa;
-    fetch_ctx_t ctx = {idx,
-                       n,
-                       stride,
-                       is_write,
-                       reg,
-                       0,
-                       atomic_load(&dsm.acq_gen),
-                       wa,
-                       atomic_load(&dsm.notify_seq)};
+    fetch_ctx_t ctx = {.idx = idx,
+                       .n = n,
+                       .stride = stride,
+                       .is_write = is_write,
+                       .registered = reg,
+                       .trigger = 0,
+                       .gen = atomic_load(&dsm.acq_gen),
+                       .wahead = wa,
+                       .nseq = atomic_load(&dsm.notify_seq)};
     if (hcrt__dsm_shm_peer(home)) {
         if (is_write)
             fetch_direct(&ctx, home);
@@ -752,13 +743,7 @@ static void retire_home_writes(size_t idx, size_t n, size_t st, int src)
             i++;
             continue;
         }
-        uintptr_t a = hcrt__dsm_page_addr(idx + i * st);
-        if (st == 1)
-            hcrt__dsm_mprotect(a, (j - i) * DSM_PAGE, PROT_READ);
-        else
-            for (size_t k = i; k < j; k++)
-                hcrt__dsm_mprotect(a + (k - i) * st * DSM_PAGE, DSM_PAGE,
-                                   PROT_READ);
+        protect_run(idx, st, i, j, PROT_READ);
         for (size_t k = i; k < j; k++) {
             atomic_fetch_or(&dsm.pages[idx + k * st].flags, PF_HTRY);
             atomic_fetch_and(&dsm.dir[idx + k * st].writers, ~me);

@@ -296,7 +296,7 @@ hcrt_status_t hcrt__probecache_set_run(hcrt__probecache_t *pc, uint64_t loop,
  * phase, its iterations counted up to HCRT_HP_RUN_WEIGHT times the
  * probe's (at their measured speed). A probe of a few milliseconds on a
  * loaded node is noisy (kmeans under a CPU quota: the slow node's CSR
- * 0.19, 0.32 and 0.69 in three runs, 0.3 in the run phases); the run
+ * 0.19, 0.32 and 0.69 in three runs, 0.38-0.42 in the run phases); the run
  * phase of the same loop is ten times longer. The cap keeps a change
  * visible at once: a node half as fast as in the last call publishes
  * 0.83 of its old speed, and its new speed a call later (its run phase

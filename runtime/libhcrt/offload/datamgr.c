@@ -32,9 +32,9 @@ hcrt_status_t hcrt__dm_create(int nnodes, hcrt__dm_t **out)
 
 static void env_store(hcrt__dm_t *dm)
 {
-    dm->env[dm->cur] = (dm_env_t){
-        dm->env[dm->cur].dev, dm->nbuf, dm->bufcap, dm->buf, dm->natt,
-        dm->attcap,           dm->att};
+    dm_env_t *e = &dm->env[dm->cur];
+    e->nbuf = dm->nbuf, e->bufcap = dm->bufcap, e->buf = dm->buf;
+    e->natt = dm->natt, e->attcap = dm->attcap, e->att = dm->att;
 }
 
 static void env_load(hcrt__dm_t *dm, int32_t i)

@@ -42,8 +42,8 @@ int hcrt__offload_data(int what, int64_t device_id, int32_t nargs, void **bases,
                        void **ptrs, int64_t *sizes, int64_t *types,
                        void **mappers);
 
-/* Head: whether host address p is mapped on the devices (one data
- * environment for all of them). */
+/* Head: whether host address p is mapped in `device`'s data environment
+ * (HCRT_OFFLOAD_DATA_ENV=shared: the one of all devices). */
 int hcrt__offload_is_present(const void *p, int device);
 
 /* omp_target_alloc for a worker device (head): the block lives in the
