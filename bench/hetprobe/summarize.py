@@ -10,6 +10,13 @@ HetProbe's and HetProbe-I's ratio to the best single node and to the
 oracle), the goal checks, and writes a grouped bar chart (speedup of each
 configuration over the best single node, per kernel) as a plain SVG (no
 plotting library needed).
+
+With run.sh --repeat, the n-th row of a configuration is its n-th round,
+and the rounds go over every configuration in turn. Each goal check then
+also gives the PAIRED estimate: the median over the rounds of the two
+configurations' ratio within a round, and its quartiles. A slow spell of
+the machine that lasts a round slows both sides of a pair alike, so the
+paired ratio is steadier than the ratio of the two medians.
 """
 import math
 import sys
@@ -49,6 +56,8 @@ def load(path):
                 st = float("nan")
             if not math.isnan(st):
                 runs[(setup, kernel, config + "@steady")].append(st)
+    global ROUNDS
+    ROUNDS = runs
     t = defaultdict(dict)
     sweep = defaultdict(dict)
     for (setup, kernel, config), xs in runs.items():
@@ -61,6 +70,29 @@ def load(path):
         t[key]["oracle"] = pts[w]
         t[key]["oracle_w"] = w
     return t
+
+
+ROUNDS = {}
+
+
+def quartiles(xs):
+    xs = sorted(xs)
+    n = len(xs)
+    return xs[(n - 1) // 4], median(xs), xs[(3 * n) // 4 if n > 1 else 0]
+
+
+def paired(setup, kernel, a, b):
+    """The median and quartiles of a/b within each round, or None."""
+    xa = ROUNDS.get((setup, kernel, a), [])
+    xb = ROUNDS.get((setup, kernel, b), [])
+    n = min(len(xa), len(xb))
+    if n < 3 or len(xa) != len(xb):
+        return None
+    return quartiles([xa[i] / xb[i] for i in range(n)])
+
+
+def fmt_paired(q):
+    return "" if not q else "; paired per round %.3f [%.3f-%.3f]" % (q[1], q[0], q[2])
 
 
 def fmt(x):
@@ -90,35 +122,43 @@ def table(t, setup):
             r.get("oracle_w", "?"), fmt(hp), fmt(hpi),
             fmt(ratio(hp, single)), fmt(ratio(hp, orc)), fmt(ratio(hpi, hp)),
             fmt(steady)))
-        checks.append((k, cls, single, hp, hpi, orc, steady))
+        single_c = min([c for c in ("head", "worker") if c in r],
+                       key=lambda c: r[c], default=None)
+        orc_c = "csr=" + r["oracle_w"] if "oracle_w" in r else None
+        checks.append((k, cls, single, hp, hpi, orc, steady, single_c, orc_c))
     return rows, checks
 
 
 def goals(setup, checks):
     out = []
     sp = []
-    for k, cls, single, hp, hpi, orc, steady in checks:
+    for k, cls, single, hp, hpi, orc, steady, single_c, orc_c in checks:
         if single and hp:
             sp.append(single / hp)
         if cls == "DSM" and single and hp:
             out.append("- %s %s: HetProbe %.1f%% %s best single node (goal: "
-                       "within 3%%)%s" % (setup, k, abs(hp / single - 1) * 100,
-                                          "above" if hp > single else "below",
-                                          "; after its first two calls "
-                                          "%+.1f%% against the head's" %
-                                          ((steady - 1) * 100) if steady else ""))
+                       "within 3%%)%s%s" % (setup, k, abs(hp / single - 1) * 100,
+                                            "above" if hp > single else "below",
+                                            fmt_paired(paired(setup, k, "hetprobe", single_c)),
+                                            "; after its first two calls "
+                                            "%+.1f%% against the head's" %
+                                            ((steady - 1) * 100) if steady else ""))
         if cls == "compute" and setup != "homo" and orc and hp:
             out.append("- %s %s: HetProbe %.1f%% from the oracle CSR (goal: "
-                       "within 3%%)" % (setup, k, (hp / orc - 1) * 100))
+                       "within 3%%)%s" % (setup, k, (hp / orc - 1) * 100,
+                                         fmt_paired(paired(setup, k, "hetprobe", orc_c))))
         if cls == "irregular" and hp and hpi:
             gain = (1 - hpi / hp) * 100
             out.append("- %s %s: HetProbe-I %.1f%% %s than HetProbe "
-                       "(goal: >= 15%% faster)" %
-                       (setup, k, abs(gain), "faster" if gain >= 0 else "slower"))
+                       "(goal: >= 15%% faster)%s" %
+                       (setup, k, abs(gain), "faster" if gain >= 0 else "slower",
+                        fmt_paired(paired(setup, k, "hetprobe_i", "hetprobe"))))
         if cls != "irregular" and hp and hpi:
-            if hpi > hp * 1.05:
+            q = paired(setup, k, "hetprobe_i", "hetprobe")
+            if hpi > hp * 1.05 or (q and q[1] > 1.05):
                 out.append("- %s %s: HetProbe-I %.1f%% slower than HetProbe "
-                           "(goal: <= 5%%)" % (setup, k, (hpi / hp - 1) * 100))
+                           "(goal: <= 5%%)%s" % (setup, k, (hpi / hp - 1) * 100,
+                                                 fmt_paired(q)))
     if sp:
         g = math.exp(sum(math.log(x) for x in sp) / len(sp))
         out.append("- %s: geometric-mean speedup of HetProbe over the best "

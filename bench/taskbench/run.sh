@@ -42,7 +42,13 @@
 #                   33) % of a core over a 2-3 ms period: devices of
 #                   different speeds however busy they are (needs root
 #                   and the cgroup v1 cpu controller or v2 cpu.max).
-#                   Compute kernel only.
+#                   Compute kernel only. TB_QUOTA_SCOPE says what the
+#                   quota slows: process (default) the whole device
+#                   process, its event threads too (a throttled device
+#                   then answers messages up to a period late); exec only
+#                   its thread that runs kernels (named hcrt-exec; cgroup
+#                   v1 only, which moves single threads): a device whose
+#                   cores are slower but whose messages are not held up.
 #
 # Everything runs under `timeout`; the hcc binary is built into
 # BUILD_DIR/bench/taskbench. Re-run on a quiet machine: timings of a loaded
@@ -138,6 +144,15 @@ if [ "$what" = policy ] || [ "$what" = all ]; then
                 echo "run.sh: the quota setup needs a writable cgroup cpu controller (as root)" >&2
                 exit 2
             fi
+            scope=${TB_QUOTA_SCOPE:-process}
+            case $scope in
+            process) ;;
+            exec) [ -w /sys/fs/cgroup/cpu/tasks ] || {
+                echo "run.sh: TB_QUOTA_SCOPE=exec needs the cgroup v1 cpu controller (as root)" >&2
+                exit 2
+            } ;;
+            *) echo "run.sh: unknown TB_QUOTA_SCOPE '$scope' (process, exec)" >&2; exit 2 ;;
+            esac
             for ((r = 2; r < np; r++)); do # one cgroup per slowed device
                 mkdir -p "$cg.$r" || exit 2
                 if [ -e "$cg.$r/cpu.max" ]; then
@@ -150,8 +165,10 @@ if [ "$what" = policy ] || [ "$what" = all ]; then
         fi
         # ranks 0 (head) and 1 on core 0, the other devices on the last
         # core; with the quota setup ranks 2.. join their cgroups first
-        printf '#!/bin/sh\nr=$OMPI_COMM_WORLD_RANK\ncg=%s\n[ -n "$cg" ] && [ "$r" -ge 2 ] && echo $$ >"$cg.$r/cgroup.procs"\n[ "$r" -lt 2 ] && c=0 || c=%d\nexec taskset -c $c "$@"\n' \
-            "$cg" "$last" >"$out/pin.sh"
+        # (exec scope: a watcher moves the device's hcrt-exec thread alone
+        # into the cgroup once the runtime has started it)
+        printf '#!/bin/sh\nr=$OMPI_COMM_WORLD_RANK\ncg=%s\nscope=%s\nif [ -n "$cg" ] && [ "$r" -ge 2 ]; then\n  if [ "$scope" = exec ]; then\n    p=$$; (for i in $(seq 1000); do for t in /proc/$p/task/*; do [ "$(cat $t/comm 2>/dev/null)" = hcrt-exec ] && echo ${t##*/} >"$cg.$r/tasks" && exit 0; done; sleep 0.01; done; echo "pin.sh: no hcrt-exec thread in rank $r" >&2) >/dev/null &\n  else echo $$ >"$cg.$r/cgroup.procs"; fi\nfi\n[ "$r" -lt 2 ] && c=0 || c=%d\nexec taskset -c $c "$@"\n' \
+            "$cg" "${scope:-process}" "$last" >"$out/pin.sh"
         chmod +x "$out/pin.sh"
         pin=("$out/pin.sh")
         if [ "$setup" = hog ]; then
