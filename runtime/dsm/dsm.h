@@ -125,6 +125,11 @@ typedef struct hcrt_dsm_counters {
     /* as a home: written pages write-protected again when another rank
      * read them, the home's writer registration dropped (pages.c) */
     uint64_t home_reprotects;
+    /* nanoseconds the faulting threads spent resolving faults on pages
+     * homed elsewhere (fetches, write upgrades, waits for a page another
+     * thread fetches), summed over threads: HetProbe tells a node slowed
+     * by its faults from one slow for another reason */
+    uint64_t fault_ns;
 } hcrt_dsm_counters_t;
 
 void hcrt__dsm_counters(hcrt_dsm_counters_t *out);

@@ -660,30 +660,36 @@ int hcrt__dsm_resolve(size_t idx, int is_write)
     if (home == dsm.rank)
         return home_fault(idx, is_write);
     uint8_t st = atomic_load(&dsm.pages[idx].state);
+    uint64_t t0 = hcrt__dsm_now_ns();
+    int r = 0;
     switch (st) {
     case PG_BUSY:
         hcrt__dsm_wait_page(idx);
-        return 0;
+        break;
     case PG_INV:
         if (!claim(idx, PG_INV))
-            return 0;
+            break;
         fetch_remote(idx, home, is_write);
         if (is_write)
             dsm_count(write_faults, 1);
         else
             dsm_count(read_faults, 1);
-        return 0;
+        break;
     case PG_RO:
-        if (!is_write)
-            return trigger(idx, home);
+        if (!is_write) {
+            r = trigger(idx, home);
+            break;
+        }
         if (!claim(idx, PG_RO))
-            return 0;
+            break;
         upgrade_write(idx, home);
         dsm_count(write_faults, 1);
-        return 0;
+        break;
     default:
         return 1;
     }
+    dsm_count(fault_ns, hcrt__dsm_now_ns() - t0);
+    return r;
 }
 
 hcrt_status_t hcrt__dsm_make_resident(void *p, size_t len, int for_write)

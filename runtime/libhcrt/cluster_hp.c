@@ -703,8 +703,17 @@ static void exchange_begin(hcrt__cl_pool_t *p)
         pthread_mutex_unlock(&cache_mu);
         secs = (double)it * h->acc_s / h->acc_it;
     }
-    uint64_t v[5] = {it, hcrt__cl_fbits(secs), tr, hcrt__cl_fbits(el_us),
-                     hcrt__cl_pack_cmpki(h->cm_n ? h->cm_sum / h->cm_n : -1)};
+    /* the share of the probe's thread time the node's faults took */
+    double fs = h->t0 && h->psecs > 0
+                    ? (double)(c1.fault_ns - h->c0.fault_ns) / 1e9 / h->psecs
+                    : 0.0;
+    fs = fs > 1.0 ? 1.0 : fs;
+    uint64_t v[6] = {it,
+                     hcrt__cl_fbits(secs),
+                     tr,
+                     hcrt__cl_fbits(el_us),
+                     hcrt__cl_pack_cmpki(h->cm_n ? h->cm_sum / h->cm_n : -1),
+                     hcrt__cl_fbits(fs)};
     hcrt__cl_publish(p, win, v);
     hcrt__cl_gather_post(p, win);
 }

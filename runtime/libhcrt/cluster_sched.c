@@ -46,7 +46,7 @@
 
 #define ITER_BITS 40 /* a dynamic loop's counter: sequence | next iteration */
 #define ITER_MASK ((UINT64_C(1) << ITER_BITS) - 1)
-#define WORDS 5         /* a node's measurement (hcrt__cl_publish) */
+#define WORDS 6         /* a node's measurement (hcrt__cl_publish) */
 #define MAX_WINDOWS 64  /* HetProbe-I windows of one loop, at most */
 #define TAG_SPAN 0x2000 /* tags: (pool sequence + window) mod span */
 #define TAG_CLOSE 0x2000
@@ -354,7 +354,8 @@ static hcrt__hetprobe_node_meas_t decode(const uint64_t *v)
         .speed = secs > 0 && v[0] > 0 ? (double)v[0] / secs : 0.0,
         .faults = v[2],
         .period_us = v[2] ? elapsed_us / (double)v[2] : 0.0,
-        .cmpki = (v[4] >> 32) & 1 ? cm : -1.0};
+        .cmpki = (v[4] >> 32) & 1 ? cm : -1.0,
+        .fault_share = bitsf(v[5])};
 }
 
 /* The message: the WORDS words, then whether this node sent a close

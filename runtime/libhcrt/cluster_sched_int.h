@@ -34,9 +34,9 @@ struct hcrt__cl_pool {
     int xwin, xsent;
     uint64_t xclose, xclose_v;
     uint8_t *xgot;
-    uint64_t xmine[6];
+    uint64_t xmine[7];
     MPI_Request *xreq;
-    uint64_t *xin;  /* the others' measurements: (nn - 1) x 6 words */
+    uint64_t *xin;  /* the others' measurements: (nn - 1) x 7 words */
     uint64_t *xext; /* every node's extension (hcrt__cl_ext_exchange) */
 };
 
@@ -61,7 +61,7 @@ void hcrt__cl_count_chunks(hcrt__cl_pool_kind_t kind, uint64_t chunks,
 int hcrt__cl_hp_windows(hcrt__cl_pool_kind_t kind, uint64_t trip, int pct);
 uint64_t hcrt__cl_take(hcrt__cl_pool_t *p, int guided, uint64_t min_c,
                        uint64_t max_c, uint64_t *first);
-void hcrt__cl_publish(hcrt__cl_pool_t *p, int win, const uint64_t v[5]);
+void hcrt__cl_publish(hcrt__cl_pool_t *p, int win, const uint64_t v[6]);
 void hcrt__cl_gather_post(hcrt__cl_pool_t *p, int win);
 int hcrt__cl_gather_test(hcrt__cl_pool_t *p);
 void hcrt__cl_gather_finish(hcrt__cl_pool_t *p, int win,

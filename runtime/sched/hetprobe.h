@@ -94,6 +94,9 @@ typedef struct hcrt__hetprobe_node_meas {
     uint64_t faults;  /* DSM faults in the window (0: no fault) */
     double period_us; /* mean time between faults; ignored if faults == 0 */
     double cmpki;     /* cache misses per kilo-instruction, < 0: unknown */
+    /* share of the probe's thread time spent resolving DSM faults, in
+     * (0, 1]; 0: unknown (then any fault counts for the faulting floor) */
+    double fault_share;
 } hcrt__hetprobe_node_meas_t;
 
 /* One decision and why, with the numbers (for HCRT_STATS). Arrays have
@@ -325,12 +328,22 @@ const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,
  * 0.02, triad's node 1 measured 0.04-0.09 of node 0 while fetching, was
  * given its share, and the first call took 0.74-1.47 s instead of 0.44. */
 #define HCRT_HP_FAULTING_FLOOR 0.2
-/* Whether a node measured at `speed` with `faults` crawls while faulting,
- * against the fastest node's speed (the decision rule, the probe cache). */
-static inline int hcrt__hetprobe_crawls(double speed, uint64_t faults,
+/* A node below the floor crawls "while faulting" only if at least this
+ * share of its probe time went into resolving faults (when the share is
+ * known). Below it the node is slow for another reason, e.g. a core it
+ * shares, and keeps its small share. (Black-scholes' worker, with the hog
+ * or the quota, measured 0.14-0.30 of the head and spent 78-99 % of its
+ * probe in faults, fetching the inputs the head rewrites every call: it
+ * crawls.) */
+#define HCRT_HP_CRAWL_SHARE 0.5
+/* Whether node measurement `m` (its speed, faults and share of its time
+ * in them) crawls while faulting, against the fastest node's speed (the
+ * decision rule, the probe cache). */
+static inline int hcrt__hetprobe_crawls(const hcrt__hetprobe_node_meas_t *m,
                                         double fastest, double floor)
 {
-    return faults > 0 && speed < floor * fastest;
+    return m->faults > 0 && m->speed < floor * fastest &&
+           !(m->fault_share > 0.0 && m->fault_share < HCRT_HP_CRAWL_SHARE);
 }
 
 /* A calibration file (docs/hetprobe.md): '#' comments and `key = value`

@@ -20,6 +20,7 @@ typedef struct entry {
     double *rate;  /* [nnodes] faults per us, < 0: never measured */
     double *cmpki; /* [nnodes] < 0: unknown */
     double *prior; /* [nnodes] scratch handed out by lookup */
+    double *share; /* [nnodes] share of time in faults, 0: unknown */
     /* [nnodes] probed runs in a row in which the node crawled while it
      * faulted, and runs since it last measured anything */
     uint32_t *crawl, *idle;
@@ -73,7 +74,7 @@ static void entry_free(entry_t *e)
 {
     if (e == NULL)
         return;
-    free(e->speed); /* one block for the four arrays */
+    free(e->speed); /* one block for the five arrays */
     free(e->crawl); /* and one for the two counts */
     hcrt__hetprobe_decision_free(&e->dec);
     free(e);
@@ -132,7 +133,7 @@ static hcrt_status_t entry_reset(entry_t *e, uint64_t key, int nnodes)
     memset(e, 0, sizeof(*e));
     e->key = key;
     e->nnodes = nnodes;
-    e->speed = calloc(4 * (size_t)nnodes, sizeof(double));
+    e->speed = calloc(5 * (size_t)nnodes, sizeof(double));
     e->crawl = calloc(2 * (size_t)nnodes, sizeof(uint32_t));
     if (e->speed == NULL || e->crawl == NULL)
         return HCRT_ERR_NOMEM;
@@ -140,6 +141,7 @@ static hcrt_status_t entry_reset(entry_t *e, uint64_t key, int nnodes)
     e->rate = e->speed + nnodes;
     e->cmpki = e->rate + nnodes;
     e->prior = e->cmpki + nnodes;
+    e->share = e->prior + nnodes;
     for (int k = 0; k < nnodes; k++)
         e->cmpki[k] = e->rate[k] = -1.0;
     return hcrt__hetprobe_decision_alloc(&e->dec, nnodes, 0);
@@ -245,14 +247,19 @@ hcrt_status_t hcrt__probecache_update(hcrt__probecache_t *pc, uint64_t loop,
         if (m[k].cmpki >= 0.0)
             e->cmpki[k] = e->cmpki[k] >= 0.0 ? ewma(e->cmpki[k], m[k].cmpki, a)
                                              : m[k].cmpki;
+        if (probed && m[k].iters > 0 && m[k].faults > 0 &&
+            m[k].fault_share > 0.0)
+            e->share[k] = e->share[k] > 0.0
+                              ? ewma(e->share[k], m[k].fault_share, a)
+                              : m[k].fault_share;
     }
     for (int k = 0; k < nnodes && probed; k++) {
         if (m[k].iters == 0) {
             e->idle[k]++;
             continue;
         }
-        int crawl = hcrt__hetprobe_crawls(m[k].speed, m[k].faults, fastest,
-                                          pc->hp.faulting_floor);
+        int crawl =
+            hcrt__hetprobe_crawls(&m[k], fastest, pc->hp.faulting_floor);
         e->crawl[k] = crawl ? e->crawl[k] + 1 : 0;
         e->idle[k] = 0;
     }
@@ -281,6 +288,7 @@ static hcrt_status_t cached_decision(const hcrt__probecache_t *pc, entry_t *e,
         m[k].faults = e->rate[k] > 0.0;
         m[k].period_us = e->rate[k] > 0.0 ? 1.0 / e->rate[k] : INFINITY;
         m[k].cmpki = e->cmpki[k];
+        m[k].fault_share = e->share[k];
     }
     hcrt__hetprobe_decide(&pc->hp, e->nnodes, threads, m, &e->dec);
     e->dec.why = HCRT_HP_WHY_CACHED;

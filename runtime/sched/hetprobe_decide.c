@@ -197,7 +197,7 @@ static int eligible(const hcrt__hetprobe_params_t *p,
 {
     double s = usable_speed(m);
     return period_of(m) >= p->threshold_us && s > 0.0 &&
-           !hcrt__hetprobe_crawls(s, m->faults, fastest, p->faulting_floor);
+           !hcrt__hetprobe_crawls(m, fastest, p->faulting_floor);
 }
 
 void hcrt__hetprobe_decide(const hcrt__hetprobe_params_t *p, int nnodes,
@@ -359,6 +359,8 @@ void hcrt__hetprobe_decision_print(FILE *out, const char *indent,
                 (unsigned long long)m->faults);
         if (m->faults > 0)
             fprintf(out, " every %.1fus", m->period_us);
+        if (m->faults > 0 && m->fault_share > 0.0)
+            fprintf(out, " (%.0f%% of its time)", 100.0 * m->fault_share);
         if (m->cmpki >= 0.0)
             fprintf(out, ", %.2f cache misses/kinstr", m->cmpki);
         fprintf(out, " -> CSR %.3f, %llu it\n", d->csr[k],

@@ -509,8 +509,30 @@ static void test_crawl(void)
     m[1].speed = 2.5e4; /* 25 %: worth its share */
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
     CHECK(d.kind == HCRT_HP_CROSS, "25%%: kind %d", d.kind);
-    p.faulting_floor = 0.1; /* HCRT_SCHED_FAULTING_FLOOR */
+    /* a slow node whose faults took little of its time is slow for
+     * another reason and keeps its share; one whose faults took most of
+     * it crawls */
     m[1].speed = 1.5e4;
+    m[1].fault_share = 0.2;
+    hcrt__hetprobe_decide(&p, 2, thr, m, &d);
+    CHECK(d.kind == HCRT_HP_CROSS && d.csr[1] > 0.0,
+          "20%% of its time in faults: kind %d", d.kind);
+    m[1].fault_share = 0.9;
+    hcrt__hetprobe_decide(&p, 2, thr, m, &d);
+    CHECK(d.kind == HCRT_HP_SINGLE && d.why == HCRT_HP_WHY_CRAWLS,
+          "90%% of its time in faults: kind %d why %d", d.kind, d.why);
+    d.meas = m;
+    char *txt = NULL;
+    size_t txtlen = 0;
+    FILE *mem = open_memstream(&txt, &txtlen);
+    hcrt__hetprobe_decision_print(mem, "  ", &d);
+    fclose(mem);
+    CHECK(strstr(txt, "15 faults every 270.0us (90% of its time)") != NULL,
+          "stats text: %s", txt);
+    free(txt);
+    d.meas = NULL;
+    m[1].fault_share = 0.0;
+    p.faulting_floor = 0.1; /* HCRT_SCHED_FAULTING_FLOOR */
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
     CHECK(d.kind == HCRT_HP_CROSS, "floor 0.1, 15%%: kind %d", d.kind);
     /* a node that probed nothing (resting after it crawled, or held to no

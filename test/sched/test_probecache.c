@@ -177,7 +177,9 @@ static void test_many(void)
     }
     /* The same loop on another node count starts over. */
     hcrt__hetprobe_node_meas_t m3[3] = {
-        {1, 1, 0, 0, -1}, {2, 1, 0, 0, -1}, {3, 1, 0, 0, -1}};
+        {.speed = 1, .iters = 1, .cmpki = -1},
+        {.speed = 2, .iters = 1, .cmpki = -1},
+        {.speed = 3, .iters = 1, .cmpki = -1}};
     hcrt__probecache_update(pc, 0, 3, m3, 1);
     hcrt__probecache_info_t info;
     hcrt__probecache_info(pc, 0, &info);
@@ -330,6 +332,17 @@ static void test_rest(void)
     meas2(m, 1e6, 9e5, 50.0); /* it contributes now */
     hcrt__probecache_update(pc, 3, 2, m, 1);
     CHECK(!hcrt__probecache_rests(pc, 3, 2, 1), "rests after contributing");
+    /* 15 % of the fastest with faults: it crawls and rests, unless its
+     * faults took little of its time (slow for another reason) */
+    meas2(m, 1e6, 1.5e5, 50.0);
+    m[1].fault_share = 0.2;
+    hcrt__probecache_update(pc, 3, 2, m, 1);
+    CHECK(!hcrt__probecache_rests(pc, 3, 2, 1),
+          "15%%, 20%% of its time in faults: rests");
+    m[1].fault_share = 0.9;
+    hcrt__probecache_update(pc, 3, 2, m, 1);
+    CHECK(hcrt__probecache_rests(pc, 3, 2, 1),
+          "15%%, 90%% of its time in faults: does not rest");
     for (int run = 0; run < 3; run++) { /* slow, no faults: not the DSM */
         meas2(m, 1e6, 300, 0);
         hcrt__probecache_update(pc, 4, 2, m, 1);
