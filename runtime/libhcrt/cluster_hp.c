@@ -753,8 +753,11 @@ static void exchange_end(hcrt__cl_pool_t *p, uint64_t ext_mine)
     /* no zones (every node resting or time-bounded out, or no rest): no
      * node could extend, and every node knows it */
     memset(none, 0, sizeof(none));
+    uint8_t zoned[nn];
+    for (int k = 0; k < nn; k++)
+        zoned[k] = h->zb[2 * k + 1] > h->zb[2 * k];
     const uint64_t *ext =
-        h->zopen >= 0 ? hcrt__cl_ext_exchange(p, win, ext_mine) : none;
+        h->zopen >= 0 ? hcrt__cl_ext_exchange(p, win, ext_mine, zoned) : none;
     hcrt__hetprobe_decision_t *d = &h->d;
     d->nnodes = nn, d->window = win, d->meas = m;
     hcrt__hetprobe_decide(&h->prm, nn, h->thr, m, d);

@@ -419,26 +419,31 @@ void hcrt__cl_gather_finish(hcrt__cl_pool_t *p, int win,
  * of the window's rest while it waited for the others' measurements),
  * this node's being `mine`: sent to every other node, then theirs
  * received. Every node calls it once the gather is complete; a node still
- * in an extension chunk answers when the chunk ends. Returns p->xext
- * (nn values). */
+ * in an extension chunk answers when the chunk ends. Only nodes with a
+ * zone (zoned[k], the same on every node) send: the others' extension is
+ * 0 by construction, so nobody waits for them (with the quota node
+ * resting, the head waited at every call for a message the throttled
+ * node sent up to a period late). Returns p->xext (nn values). */
 const uint64_t *hcrt__cl_ext_exchange(hcrt__cl_pool_t *p, int win,
-                                      uint64_t mine)
+                                      uint64_t mine, const uint8_t *zoned)
 {
-    int nn = p->nn, no = nn - 1;
-    MPI_Request rq[2 * (nn > 1 ? no : 1)];
-    p->xext[p->me] = mine;
-    for (int k = 0, i = 0; k < nn; k++) {
+    int nn = p->nn, n = 0;
+    MPI_Request rq[2 * (nn > 1 ? nn - 1 : 1)];
+    p->xext[p->me] = zoned[p->me] ? mine : 0;
+    for (int k = 0; k < nn; k++) {
         if (k == p->me)
             continue;
-        xcheck(MPI_Isend(&p->xext[p->me], 1, MPI_UINT64_T, k,
-                         xtag(p, win) | TAG_EXT, xcomm(), &rq[i]),
-               "send (extension)");
-        xcheck(MPI_Irecv(&p->xext[k], 1, MPI_UINT64_T, k,
-                         xtag(p, win) | TAG_EXT, xcomm(), &rq[no + i]),
-               "receive (extension)");
-        i++;
+        if (zoned[p->me])
+            xcheck(MPI_Isend(&p->xext[p->me], 1, MPI_UINT64_T, k,
+                             xtag(p, win) | TAG_EXT, xcomm(), &rq[n++]),
+                   "send (extension)");
+        p->xext[k] = 0;
+        if (zoned[k])
+            xcheck(MPI_Irecv(&p->xext[k], 1, MPI_UINT64_T, k,
+                             xtag(p, win) | TAG_EXT, xcomm(), &rq[n++]),
+                   "receive (extension)");
     }
-    xcheck(MPI_Waitall(2 * no, rq, MPI_STATUSES_IGNORE), "wait (extension)");
+    xcheck(MPI_Waitall(n, rq, MPI_STATUSES_IGNORE), "wait (extension)");
     return p->xext;
 }
 

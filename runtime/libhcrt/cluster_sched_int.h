@@ -67,7 +67,7 @@ int hcrt__cl_gather_test(hcrt__cl_pool_t *p);
 void hcrt__cl_gather_finish(hcrt__cl_pool_t *p, int win,
                             hcrt__hetprobe_node_meas_t *m);
 const uint64_t *hcrt__cl_ext_exchange(hcrt__cl_pool_t *p, int win,
-                                      uint64_t mine);
+                                      uint64_t mine, const uint8_t *zoned);
 /* Closes probe window `win` for every node (the first node done with its
  * probe share, after probe_us of probing); 0 while nobody closed it, else
  * the closer's probe time in µs + 1 (a local check for a message). */
