@@ -64,6 +64,7 @@ struct hcrt__cl_hp {
     double *weight; /* current CSR estimate (probe sizing, final split) */
     uint8_t *rests; /* node sits out the first window's probe (the cache) */
     int single;     /* last decision: single node (-1: none) */
+    int crossed;    /* a window of this call was split across nodes */
     int win, maxwin, phase, exchanging;
     uint64_t pos, wlen, run_end, probe_n, max_c;
     uint64_t plo, phi;           /* this node's probe slice */
@@ -804,6 +805,7 @@ static void exchange_end(hcrt__cl_pool_t *p, uint64_t ext_mine)
         if (hcrt__sched_weighted_split(n, nn, d->csr, h->thr, start) != HCRT_OK)
             hcrt__sched_weighted_split(n, nn, NULL, h->thr, start);
         h->single = -1;
+        h->crossed = 1;
         memcpy(h->weight, d->csr, sizeof(double) * (size_t)nn);
     } else {
         for (int k = 0; k <= nn; k++)
@@ -817,10 +819,17 @@ static void exchange_end(hcrt__cl_pool_t *p, uint64_t ext_mine)
          * more windows (each would probe the slow nodes again: spmv and
          * the stencil ran 10-40 % slower than HetProbe). Every node
          * decides the same from the same measurements. With
-         * HCRT_SCHED_REPROBE_MIN_US=0 every window is taken regardless. */
+         * HCRT_SCHED_REPROBE_MIN_US=0 every window is taken regardless.
+         * Not for a node found crawling after an earlier window of the
+         * call split across nodes with it: a node measured near the
+         * faulting floor crosses it with the noise of one short probe
+         * (black-scholes' and k-means' workers with the hog: 0.14-0.30
+         * of the head, window to window), and one such window sent the
+         * rest of the call to the head alone. */
         if (p->kind == HCRT_CLP_HETPROBE_I && hpi_min_window_us > 0 &&
             (d->why == HCRT_HP_WHY_FAULTS_FREQUENT ||
-             d->why == HCRT_HP_WHY_CRAWLS || d->why == HCRT_HP_WHY_UNMEASURED))
+             (d->why == HCRT_HP_WHY_CRAWLS && !h->crossed) ||
+             d->why == HCRT_HP_WHY_UNMEASURED))
             h->maxwin = win + 1;
     }
     for (int k = 0; k < nn; k++)
@@ -996,7 +1005,13 @@ int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
             continue;
         }
         if (h->phase == PH_RUN && p->lo < p->hi) {
-            *n = hcrt__cl_take(p, 1, h->prm.min_chunk, h->max_c, first);
+            /* guided among the node's threads; a node of one thread
+             * takes its whole range (HetProbe: nothing to balance, and
+             * each chunk costs a lock and two clock reads; LU's loops,
+             * called thousands of times, took ~8 chunks each) */
+            uint64_t minc =
+                p->local == 1 && !h->max_c ? p->hi - p->lo : h->prm.min_chunk;
+            *n = hcrt__cl_take(p, 1, minc, h->max_c, first);
             if (h->nseg || h->ilv)
                 unindex(p, first, n);
             /* published_secs (HetProbe-I), the next call's basis */

@@ -24,6 +24,8 @@ typedef struct entry {
     /* [nnodes] probed runs in a row in which the node crawled while it
      * faulted, and runs since it last measured anything */
     uint32_t *crawl, *idle;
+    uint32_t *dec_thr; /* [nnodes] the threads `dec` was made for */
+    int dec_ok;        /* dec holds the smoothed values' decision */
     hcrt__hetprobe_decision_t
         dec;        /* the cached decision handed out by lookup */
     double work_us; /* last run's work at the cluster's rate, 0: unknown */
@@ -75,7 +77,7 @@ static void entry_free(entry_t *e)
     if (e == NULL)
         return;
     free(e->speed); /* one block for the five arrays */
-    free(e->crawl); /* and one for the two counts */
+    free(e->crawl); /* and one for the two counts and dec_thr */
     hcrt__hetprobe_decision_free(&e->dec);
     free(e);
 }
@@ -134,10 +136,11 @@ static hcrt_status_t entry_reset(entry_t *e, uint64_t key, int nnodes)
     e->key = key;
     e->nnodes = nnodes;
     e->speed = calloc(5 * (size_t)nnodes, sizeof(double));
-    e->crawl = calloc(2 * (size_t)nnodes, sizeof(uint32_t));
+    e->crawl = calloc(3 * (size_t)nnodes, sizeof(uint32_t));
     if (e->speed == NULL || e->crawl == NULL)
         return HCRT_ERR_NOMEM;
     e->idle = e->crawl + nnodes;
+    e->dec_thr = e->idle + nnodes;
     e->rate = e->speed + nnodes;
     e->cmpki = e->rate + nnodes;
     e->prior = e->cmpki + nnodes;
@@ -264,6 +267,7 @@ hcrt_status_t hcrt__probecache_update(hcrt__probecache_t *pc, uint64_t loop,
         e->idle[k] = 0;
     }
     e->has_rates |= probed;
+    e->dec_ok = 0;
     e->runs++;
     e->probes += probed != 0;
     e->since_probe = probed ? 0 : e->since_probe + 1;
@@ -279,6 +283,11 @@ hcrt_status_t hcrt__probecache_update(hcrt__probecache_t *pc, uint64_t loop,
 static hcrt_status_t cached_decision(const hcrt__probecache_t *pc, entry_t *e,
                                      const int *threads)
 {
+    int same = e->dec_ok;
+    for (int k = 0; same && k < e->nnodes; k++)
+        same = e->dec_thr[k] == (uint32_t)threads[k];
+    if (same) /* called for every run of a stable loop: made once */
+        return HCRT_OK;
     hcrt__hetprobe_node_meas_t *m = calloc((size_t)e->nnodes, sizeof(*m));
     if (m == NULL)
         return HCRT_ERR_NOMEM;
@@ -292,6 +301,9 @@ static hcrt_status_t cached_decision(const hcrt__probecache_t *pc, entry_t *e,
     }
     hcrt__hetprobe_decide(&pc->hp, e->nnodes, threads, m, &e->dec);
     e->dec.why = HCRT_HP_WHY_CACHED;
+    for (int k = 0; k < e->nnodes; k++)
+        e->dec_thr[k] = (uint32_t)threads[k];
+    e->dec_ok = 1;
     free(m);
     return HCRT_OK;
 }

@@ -90,6 +90,15 @@ static void test_stable(void)
               reuse->csr[1] < 0.5,
           "cached: kind %d why %d CSR %.3f", reuse->kind, reuse->why,
           reuse->csr[1]);
+    /* the decision is made once per state of the averages: a run in the
+     * band moves the CSR the next lookup hands out */
+    double csr1 = reuse->csr[1];
+    meas2(m, 2.15e6, 1.2e6, 400.0);
+    hcrt__probecache_update(pc, 7, 2, m, 1);
+    hcrt__probecache_lookup(pc, 7, 2, thr, &reuse, &prior);
+    REQUIRE(reuse != NULL, "not stable after a run in the band");
+    CHECK(reuse->csr[1] > csr1 + 0.02, "CSR %.3f after a faster run (was %.3f)",
+          reuse->csr[1], csr1);
     /* stable_runs 0: never stops probing */
     hcrt__probecache_t *never = cache(0, 0);
     for (int run = 0; run < 10; run++)
