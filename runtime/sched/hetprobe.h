@@ -327,7 +327,7 @@ const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,
  * back, the homes' service threads answering it while they compute. With
  * 0.02, triad's node 1 measured 0.04-0.09 of node 0 while fetching, was
  * given its share, and the first call took 0.74-1.47 s instead of 0.44. */
-#define HCRT_HP_FAULTING_FLOOR 0.2
+#define HCRT_HP_FAULTING_FLOOR 0.12
 /* A node below the floor crawls "while faulting" only if at least this
  * share of its probe time went into resolving faults (when the share is
  * known). Below it the node is slow for another reason, e.g. a core it

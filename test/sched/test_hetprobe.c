@@ -502,17 +502,17 @@ static void test_crawl(void)
     CHECK(d.kind == HCRT_HP_CROSS && d.csr[1] > 0.0,
           "no faults: kind %d csr %.4f", d.kind, d.csr[1]);
     m[1].faults = 15;
-    m[1].speed = 1.5e4; /* 15 % of the fastest while faulting: left out */
+    m[1].speed = 1.0e4; /* 10 % of the fastest while faulting: left out */
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
     CHECK(d.kind == HCRT_HP_SINGLE && d.why == HCRT_HP_WHY_CRAWLS,
-          "15%%: kind %d why %d", d.kind, d.why);
-    m[1].speed = 2.5e4; /* 25 %: worth its share */
+          "10%%: kind %d why %d", d.kind, d.why);
+    m[1].speed = 1.5e4; /* 15 %: worth its share */
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
-    CHECK(d.kind == HCRT_HP_CROSS, "25%%: kind %d", d.kind);
+    CHECK(d.kind == HCRT_HP_CROSS, "15%%: kind %d", d.kind);
     /* a slow node whose faults took little of its time is slow for
      * another reason and keeps its share; one whose faults took most of
      * it crawls */
-    m[1].speed = 1.5e4;
+    m[1].speed = 1.0e4;
     m[1].fault_share = 0.2;
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
     CHECK(d.kind == HCRT_HP_CROSS && d.csr[1] > 0.0,
@@ -532,9 +532,9 @@ static void test_crawl(void)
     free(txt);
     d.meas = NULL;
     m[1].fault_share = 0.0;
-    p.faulting_floor = 0.1; /* HCRT_SCHED_FAULTING_FLOOR */
+    p.faulting_floor = 0.05; /* HCRT_SCHED_FAULTING_FLOOR */
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
-    CHECK(d.kind == HCRT_HP_CROSS, "floor 0.1, 15%%: kind %d", d.kind);
+    CHECK(d.kind == HCRT_HP_CROSS, "floor 0.05, 10%%: kind %d", d.kind);
     /* a node that probed nothing (resting after it crawled, or held to no
      * slice by the time bound): single, and the account says why */
     m[1] = (hcrt__hetprobe_node_meas_t){.cmpki = -1};

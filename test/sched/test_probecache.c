@@ -341,17 +341,17 @@ static void test_rest(void)
     meas2(m, 1e6, 9e5, 50.0); /* it contributes now */
     hcrt__probecache_update(pc, 3, 2, m, 1);
     CHECK(!hcrt__probecache_rests(pc, 3, 2, 1), "rests after contributing");
-    /* 15 % of the fastest with faults: it crawls and rests, unless its
+    /* 10 % of the fastest with faults: it crawls and rests, unless its
      * faults took little of its time (slow for another reason) */
-    meas2(m, 1e6, 1.5e5, 50.0);
+    meas2(m, 1e6, 1e5, 50.0);
     m[1].fault_share = 0.2;
     hcrt__probecache_update(pc, 3, 2, m, 1);
     CHECK(!hcrt__probecache_rests(pc, 3, 2, 1),
-          "15%%, 20%% of its time in faults: rests");
+          "10%%, 20%% of its time in faults: rests");
     m[1].fault_share = 0.9;
     hcrt__probecache_update(pc, 3, 2, m, 1);
     CHECK(hcrt__probecache_rests(pc, 3, 2, 1),
-          "15%%, 90%% of its time in faults: does not rest");
+          "10%%, 90%% of its time in faults: does not rest");
     for (int run = 0; run < 3; run++) { /* slow, no faults: not the DSM */
         meas2(m, 1e6, 300, 0);
         hcrt__probecache_update(pc, 4, 2, m, 1);

@@ -29,7 +29,11 @@
 // HP: loop {{.*}}hetprobe_cover.c{{.*}} runs
 // HP: node 1:
 // HPI: cluster loop schedules
-// HPI: loop {{.*}};run_signed;{{[0-9]+}};{{.*}} runs, {{[1-9][0-9][0-9]+}} decisions
+// (14 runs: more decisions than runs are re-probes. Not a count in the
+// hundreds: with 3 ranks on 2 cores a rank can lose its core for long
+// enough that the head's open-ended extension zone runs most of a loop,
+// and the loop then has few windows: 23 decisions once in CI.)
+// HPI: loop {{.*}};run_signed;{{[0-9]+}};{{.*}} runs, {{([2-9][0-9]|[1-9][0-9][0-9]+)}} decisions
 // DYN: node pools (head): dynamic {{[1-9][0-9]*}} chunks / {{[1-9][0-9]*}} global claims
 #include <omp.h>
 #include <stdint.h>
