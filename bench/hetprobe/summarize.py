@@ -56,8 +56,6 @@ def load(path):
                 st = float("nan")
             if not math.isnan(st):
                 runs[(setup, kernel, config + "@steady")].append(st)
-    global ROUNDS
-    ROUNDS = runs
     t = defaultdict(dict)
     sweep = defaultdict(dict)
     for (setup, kernel, config), xs in runs.items():
@@ -69,10 +67,7 @@ def load(path):
         w = min(pts, key=pts.get)
         t[key]["oracle"] = pts[w]
         t[key]["oracle_w"] = w
-    return t
-
-
-ROUNDS = {}
+    return t, runs
 
 
 def quartiles(xs):
@@ -81,10 +76,10 @@ def quartiles(xs):
     return xs[(n - 1) // 4], median(xs), xs[(3 * n) // 4 if n > 1 else 0]
 
 
-def paired(setup, kernel, a, b):
+def paired(runs, setup, kernel, a, b):
     """The median and quartiles of a/b within each round, or None."""
-    xa = ROUNDS.get((setup, kernel, a), [])
-    xb = ROUNDS.get((setup, kernel, b), [])
+    xa = runs.get((setup, kernel, a), [])
+    xb = runs.get((setup, kernel, b), [])
     n = min(len(xa), len(xb))
     if n < 3 or len(xa) != len(xb):
         return None
@@ -129,7 +124,7 @@ def table(t, setup):
     return rows, checks
 
 
-def goals(setup, checks):
+def goals(setup, checks, runs):
     out = []
     sp = []
     for k, cls, single, hp, hpi, orc, steady, single_c, orc_c in checks:
@@ -139,22 +134,22 @@ def goals(setup, checks):
             out.append("- %s %s: HetProbe %.1f%% %s best single node (goal: "
                        "within 3%%)%s%s" % (setup, k, abs(hp / single - 1) * 100,
                                             "above" if hp > single else "below",
-                                            fmt_paired(paired(setup, k, "hetprobe", single_c)),
+                                            fmt_paired(paired(runs, setup, k, "hetprobe", single_c)),
                                             "; after its first two calls "
                                             "%+.1f%% against the head's" %
                                             ((steady - 1) * 100) if steady else ""))
         if cls == "compute" and setup != "homo" and orc and hp:
             out.append("- %s %s: HetProbe %.1f%% from the oracle CSR (goal: "
                        "within 3%%)%s" % (setup, k, (hp / orc - 1) * 100,
-                                         fmt_paired(paired(setup, k, "hetprobe", orc_c))))
+                                         fmt_paired(paired(runs, setup, k, "hetprobe", orc_c))))
         if cls == "irregular" and hp and hpi:
             gain = (1 - hpi / hp) * 100
             out.append("- %s %s: HetProbe-I %.1f%% %s than HetProbe "
                        "(goal: >= 15%% faster)%s" %
                        (setup, k, abs(gain), "faster" if gain >= 0 else "slower",
-                        fmt_paired(paired(setup, k, "hetprobe_i", "hetprobe"))))
+                        fmt_paired(paired(runs, setup, k, "hetprobe_i", "hetprobe"))))
         if cls != "irregular" and hp and hpi:
-            q = paired(setup, k, "hetprobe_i", "hetprobe")
+            q = paired(runs, setup, k, "hetprobe_i", "hetprobe")
             if hpi > hp * 1.05 or (q and q[1] > 1.05):
                 out.append("- %s %s: HetProbe-I %.1f%% slower than HetProbe "
                            "(goal: <= 5%%)%s" % (setup, k, (hpi / hp - 1) * 100,
@@ -208,7 +203,7 @@ def svg(t, setups, path):
 
 
 def main():
-    t = load(sys.argv[1])
+    t, runs = load(sys.argv[1])
     setups = []
     for s, _ in t:
         if s not in setups:
@@ -218,7 +213,7 @@ def main():
         print("\n#### setup: %s (seconds, lower is better)\n" % s)
         print("\n".join(rows))
         print()
-        print("\n".join(goals(s, checks)))
+        print("\n".join(goals(s, checks, runs)))
     if len(sys.argv) > 2:
         svg(t, setups, sys.argv[2])
         print("\nplot: %s" % sys.argv[2])
