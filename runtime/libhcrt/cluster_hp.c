@@ -65,6 +65,10 @@ struct hcrt__cl_hp {
     uint8_t *rests; /* node sits out the first window's probe (the cache) */
     int single;     /* last decision: single node (-1: none) */
     int crossed;    /* a window of this call was split across nodes */
+    /* HetProbe-I: deal cross-node rests in rounds (the loop's rate moved
+     * between windows by prm.deal_spread); the rates seen this call */
+    int dealing;
+    double rate_lo, rate_hi;
     int win, maxwin, phase, exchanging;
     uint64_t pos, wlen, run_end, probe_n, max_c;
     uint64_t plo, phi;           /* this node's probe slice */
@@ -189,6 +193,7 @@ typedef struct loop_rec {
     const char *where;
     uint64_t id, runs, windows, cross, single, cached, small, probe_iters;
     uint64_t extended; /* iterations run while waiting (exchange_end) */
+    uint64_t dealt;    /* HetProbe-I cross-node rests dealt in rounds */
     const void *ident; /* named by address without debug info */
     char *last;        /* the last decision, printed */
 } loop_rec_t;
@@ -225,7 +230,7 @@ static loop_rec_t *rec_of(const hcrt__cl_pool_t *p)
 }
 
 static void record(const hcrt__cl_pool_t *p, const hcrt__hetprobe_decision_t *d,
-                   int probed, int first, uint64_t extended)
+                   int probed, int first, uint64_t extended, int dealt)
 {
     if (hcrt__rank() == 0 && hcrt__log_on(HCRT_MOD_SCHED, HCRT_LOG_DEBUG)) {
         char line[512];
@@ -243,6 +248,7 @@ static void record(const hcrt__cl_pool_t *p, const hcrt__hetprobe_decision_t *d,
         r->windows++;
         r->probe_iters += probed ? p->hp->probed : 0;
         r->extended += extended;
+        r->dealt += dealt > 0;
         if (d->why == HCRT_HP_WHY_CACHED)
             r->cached++;
         else if (d->kind == HCRT_HP_CROSS)
@@ -292,9 +298,12 @@ static void print_decisions(FILE *out, void *arg)
                 "; from the probe cache %" PRIu64
                 "; too small to probe %" PRIu64 "), %" PRIu64
                 " iterations probed, %" PRIu64
-                " run while waiting for the others' probes; last:\n",
+                " run while waiting for the others' probes",
                 r->runs, r->windows, r->cross, r->single, r->cached, r->small,
                 r->probe_iters, r->extended);
+        if (r->dealt)
+            fprintf(out, ", %" PRIu64 " rests dealt in rounds", r->dealt);
+        fprintf(out, "; last:\n");
         if (r->last)
             fputs(r->last, out);
     }
@@ -338,7 +347,8 @@ static int deal(hcrt__cl_pool_t *p, uint64_t base, uint64_t n, const double *w)
     hcrt__cl_hp_t *h = p->hp;
     uint64_t F = (uint64_t)h->prm.fractions, st[p->nn + 1];
     h->ilv = 0;
-    if (p->kind != HCRT_CLP_HETPROBE_I || F < 2 || n < F * (uint64_t)p->total)
+    if (p->kind != HCRT_CLP_HETPROBE_I || !h->dealing || F < 2 ||
+        n < F * (uint64_t)p->total)
         return 0;
     uint64_t R = (n + F - 1) / F, full = n / R, L = n - full * R;
     if (hcrt__sched_weighted_split(R, p->nn, w, h->thr, st) != HCRT_OK)
@@ -604,6 +614,9 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
     for (int k = 0; k < nn; k++)
         h->rests[k] = (uint8_t)hcrt__probecache_rests(hcrt__cl_sched.cache,
                                                       h->loop_id, nn, k);
+    h->dealing =
+        h->prm.deal_spread <= 1.0 ||
+        hcrt__probecache_irregular(hcrt__cl_sched.cache, h->loop_id, nn) == 1;
     if (p->kind != HCRT_CLP_HETPROBE)
         reuse = NULL;
     if (reuse) {
@@ -618,7 +631,7 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
         cached.csr = cached_csr;
         cached.share = h->d.share;
         cached.window = 0, cached.first = 0, cached.remaining = p->trip;
-        record(p, &cached, 0, 1, 0);
+        record(p, &cached, 0, 1, 0, 0);
         return;
     }
     if (p->trip < 2 * h->prm.min_probe_iters * (uint64_t)p->total) {
@@ -632,7 +645,7 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
                                        .min_period_us = INFINITY,
                                        .csr = h->weight,
                                        .share = h->d.share};
-        record(p, &d, 0, 1, 0);
+        record(p, &d, 0, 1, 0, 0);
         return;
     }
     start_window(p, 0);
@@ -652,6 +665,12 @@ void hcrt__cl_hp_free(hcrt__cl_pool_t *p)
     pthread_mutex_lock(&cache_mu);
     hcrt__probecache_set_run(hcrt__cl_sched.cache, h->loop_id, p->nn,
                              cross ? h->call_it : 0, cross ? h->call_s : 0);
+    if (p->kind == HCRT_CLP_HETPROBE_I && h->rate_lo > 0 &&
+        h->rate_hi > h->rate_lo) /* two windows measured: the same rates on
+                                    every node */
+        hcrt__probecache_set_irregular(hcrt__cl_sched.cache, h->loop_id, p->nn,
+                                       h->rate_hi >=
+                                           h->prm.deal_spread * h->rate_lo);
     pthread_mutex_unlock(&cache_mu);
     free(h->thr), free(h->weight), free(h->rests), free(h->d.csr);
     free(h->d.share);
@@ -837,6 +856,11 @@ static void exchange_end(hcrt__cl_pool_t *p, uint64_t ext_mine)
     double rate = 0; /* the cluster's iterations per µs in this window */
     for (int k = 0; k < nn; k++)
         rate += (m[k].iters > 0 ? m[k].speed : 0.0) * h->thr[k] / 1e6;
+    if (rate > 0) { /* a jump in the loop's cost: deal from now on */
+        h->rate_lo = h->rate_lo > 0 && h->rate_lo < rate ? h->rate_lo : rate;
+        h->rate_hi = h->rate_hi > rate ? h->rate_hi : rate;
+        h->dealing |= h->rate_hi >= h->prm.deal_spread * h->rate_lo;
+    }
     pthread_mutex_lock(&cache_mu);
     if (rate > 0) {
         /* this window at its rate, the rest of the loop at the same rate
@@ -853,7 +877,9 @@ static void exchange_end(hcrt__cl_pool_t *p, uint64_t ext_mine)
     uint64_t ext_all = 0;
     for (int k = 0; k < nn; k++)
         ext_all += ext[k];
-    record(p, d, 1, win == 0, ext_all);
+    record(p, d, 1, win == 0, ext_all,
+           d->kind == HCRT_HP_CROSS && p->kind == HCRT_CLP_HETPROBE_I &&
+               h->dealing);
     d->meas = NULL;
     pthread_mutex_lock(&p->mu);
     if (d->kind != HCRT_HP_CROSS || !deal(p, base, n, d->csr))

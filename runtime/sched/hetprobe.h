@@ -146,6 +146,7 @@ typedef struct hcrt__hetprobe_params {
     double faulting_floor;    /* HCRT_HP_FAULTING_FLOOR */
     uint64_t min_chunk;       /* smallest chunk after a decision; 1 */
     int fractions;            /* HetProbe-I: grabs per thread per window; 4 */
+    double deal_spread;       /* HetProbe-I: HCRT_HP_DEAL_SPREAD */
 } hcrt__hetprobe_params_t;
 
 void hcrt__hetprobe_params_default(hcrt__hetprobe_params_t *p);
@@ -288,6 +289,15 @@ hcrt_status_t hcrt__probecache_set_work(hcrt__probecache_t *pc, uint64_t loop,
                                         int nnodes, double us);
 double hcrt__probecache_work(const hcrt__probecache_t *pc, uint64_t loop,
                              int nnodes);
+/* Whether the cluster's iteration rate moved between the windows of the
+ * loop's last HetProbe-I call by HCRT_HP_DEAL_SPREAD or more (1), stayed
+ * within it (0), or is unknown (-1): HetProbe-I deals a cross-node rest in
+ * rounds only for such an irregular loop (cluster_hp.c). */
+hcrt_status_t hcrt__probecache_set_irregular(hcrt__probecache_t *pc,
+                                             uint64_t loop, int nnodes,
+                                             int irregular);
+int hcrt__probecache_irregular(const hcrt__probecache_t *pc, uint64_t loop,
+                               int nnodes);
 /* This node's run phase in the loop's last call: iterations and thread
  * seconds (0, 0: it ran none, or the caller keeps no basis). Node-local, kept
  * apart from the shared averages; hcrt__probecache_basis adds it to the next
@@ -336,6 +346,17 @@ const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,
  * probe in faults, fetching the inputs the head rewrites every call: it
  * crawls.) */
 #define HCRT_HP_CRAWL_SHARE 0.5
+/* HetProbe-I deals a cross-node rest to the nodes in rounds (so that a
+ * jump in the cost inside a window falls on every node) once the
+ * cluster's iteration rate differed by this factor between two windows
+ * of the call or of the loop's last call; otherwise each node takes one
+ * contiguous range (the default of HCRT_SCHED_DEAL_SPREAD; 1: always
+ * dealt). Within one call the irregular kernel's window rates
+ * spanned 27-54x (5.8 to 464 iterations/µs), k-means' (with the hog)
+ * 1.07-1.23x, and dealing its rest there cost
+ * the worker 1.5x the page fetches (every dealt piece straddles pages
+ * the other node writes). */
+#define HCRT_HP_DEAL_SPREAD 1.5
 /* Whether node measurement `m` (its speed, faults and share of its time
  * in them) crawls while faulting, against the fastest node's speed (the
  * decision rule, the probe cache). */

@@ -29,6 +29,7 @@ typedef struct entry {
     hcrt__hetprobe_decision_t
         dec;        /* the cached decision handed out by lookup */
     double work_us; /* last run's work at the cluster's rate, 0: unknown */
+    int irregular;  /* rates across the last call's windows: -1 unknown */
     double run_it, run_s; /* this node's last run phase (set_run) */
     uint64_t runs, probes, drifts, since_probe;
     int consistent, stable, has_rates;
@@ -135,6 +136,7 @@ static hcrt_status_t entry_reset(entry_t *e, uint64_t key, int nnodes)
     memset(e, 0, sizeof(*e));
     e->key = key;
     e->nnodes = nnodes;
+    e->irregular = -1;
     e->speed = calloc(5 * (size_t)nnodes, sizeof(double));
     e->crawl = calloc(3 * (size_t)nnodes, sizeof(uint32_t));
     if (e->speed == NULL || e->crawl == NULL)
@@ -387,6 +389,26 @@ double hcrt__probecache_work(const hcrt__probecache_t *pc, uint64_t loop,
 {
     const entry_t *e = pc ? *find(pc, loop) : NULL;
     return e != NULL && e->nnodes == nnodes ? e->work_us : 0.0;
+}
+
+hcrt_status_t hcrt__probecache_set_irregular(hcrt__probecache_t *pc,
+                                             uint64_t loop, int nnodes,
+                                             int irregular)
+{
+    entry_t *e;
+    if (pc == NULL || nnodes < 1 || irregular < 0 || irregular > 1)
+        return HCRT_ERR_INVALID;
+    hcrt_status_t rc = get(pc, loop, nnodes, &e);
+    if (rc == HCRT_OK)
+        e->irregular = irregular;
+    return rc;
+}
+
+int hcrt__probecache_irregular(const hcrt__probecache_t *pc, uint64_t loop,
+                               int nnodes)
+{
+    const entry_t *e = pc ? *find(pc, loop) : NULL;
+    return e != NULL && e->nnodes == nnodes ? e->irregular : -1;
 }
 
 const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,

@@ -20,6 +20,7 @@ void hcrt__hetprobe_params_default(hcrt__hetprobe_params_t *p)
     p->faulting_floor = HCRT_HP_FAULTING_FLOOR;
     p->min_chunk = 1;
     p->fractions = 4;
+    p->deal_spread = HCRT_HP_DEAL_SPREAD;
 }
 
 hcrt_status_t hcrt__hetprobe_params_check(const hcrt__hetprobe_params_t *p,
@@ -44,6 +45,8 @@ hcrt_status_t hcrt__hetprobe_params_check(const hcrt__hetprobe_params_t *p,
         why = "minimum chunk must be >= 1";
     else if (p->fractions < 1)
         why = "HetProbe-I fractions per window must be >= 1";
+    else if (!(p->deal_spread >= 1.0))
+        why = "HetProbe-I deal spread must be >= 1";
     if (why == NULL)
         return HCRT_OK;
     if (err != NULL && errlen > 0)

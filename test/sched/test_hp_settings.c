@@ -24,7 +24,7 @@ static void test_defaults(void)
     REQUIRE(load(2) == HCRT_OK, "load");
     CHECK(s.params.probe_pct == 10 && s.params.reprobe_pct == 10 &&
               s.params.min_probe_iters == 4 && s.params.fractions == 4 &&
-              s.params.speed_tie == 0.02,
+              s.params.speed_tie == 0.02 && s.params.deal_spread == 1.5,
           "params");
     CHECK(s.cache.alpha == 0.5 && s.cache.stable_runs == 3 &&
               s.cache.drift == 0.25 && s.cache.refresh_runs == 0,
@@ -44,7 +44,7 @@ static void test_custom(void)
     REQUIRE(load(3) == HCRT_OK, "load");
     CHECK(s.params.probe_pct == 20 && s.params.reprobe_pct == 5 &&
               s.params.min_probe_iters == 2 && s.params.fractions == 8 &&
-              s.params.speed_tie == 0.1,
+              s.params.speed_tie == 0.1 && s.params.deal_spread == 3,
           "params %.1f %.1f", s.params.probe_pct, s.params.reprobe_pct);
     CHECK(s.cache.alpha == 0.25 && s.cache.stable_runs == 5 &&
               s.cache.drift == 0.5 && s.cache.refresh_runs == 7,

@@ -385,6 +385,32 @@ static void test_work(void)
     hcrt__probecache_destroy(pc);
 }
 
+/* Whether HetProbe-I found the loop irregular: unknown (-1) until set,
+ * per loop and node count, an update keeps it, bad values refused. */
+static void test_irregular(void)
+{
+    hcrt__probecache_t *pc = cache(3, 0);
+    CHECK(hcrt__probecache_irregular(pc, 7, 2) == -1, "unknown loop known");
+    REQUIRE(hcrt__probecache_set_irregular(pc, 7, 2, 1) == HCRT_OK, "set");
+    CHECK(hcrt__probecache_irregular(pc, 7, 2) == 1, "not irregular");
+    CHECK(hcrt__probecache_irregular(pc, 7, 3) == -1, "other node count");
+    CHECK(hcrt__probecache_irregular(pc, 8, 2) == -1, "other loop");
+    hcrt__hetprobe_node_meas_t m[2];
+    meas2(m, 1e6, 1e6, 0);
+    hcrt__probecache_update(pc, 7, 2, m, 1);
+    CHECK(hcrt__probecache_irregular(pc, 7, 2) == 1, "update lost it");
+    REQUIRE(hcrt__probecache_set_irregular(pc, 7, 2, 0) == HCRT_OK, "set 0");
+    CHECK(hcrt__probecache_irregular(pc, 7, 2) == 0, "still irregular");
+    CHECK(hcrt__probecache_set_irregular(pc, 7, 2, 2) == HCRT_ERR_INVALID &&
+              hcrt__probecache_set_irregular(pc, 7, 2, -1) ==
+                  HCRT_ERR_INVALID &&
+              hcrt__probecache_set_irregular(NULL, 7, 2, 1) ==
+                  HCRT_ERR_INVALID,
+          "bad value accepted");
+    CHECK(hcrt__probecache_irregular(pc, 7, 2) == 0, "bad value changed it");
+    hcrt__probecache_destroy(pc);
+}
+
 /* The probe basis: the probe alone until a run phase is noted, then the
  * run phase at up to HCRT_HP_RUN_WEIGHT times the probe's iterations; a
  * node that ran nothing, another node count, bad values change nothing. */
@@ -453,6 +479,7 @@ int main(int argc, char **argv)
                                         {"rest", test_rest},
                                         {"work", test_work},
                                         {"basis", test_basis},
+                                        {"irregular", test_irregular},
                                         {NULL, NULL}};
     return run_tests(tests, argc, argv);
 }

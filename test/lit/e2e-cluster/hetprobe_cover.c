@@ -9,11 +9,13 @@
 // RUN: %hcc -fopenmp -O2 -g %s -o %t
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=2 OMP_SCHEDULE=hetprobe %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -np 2 %t >%t.hp 2>%t.hp.err; cat %t.hp.err >>%t.hp
 // RUN: FileCheck --check-prefixes=OUT,HINT,HP %s <%t.hp
-// (HCRT_SCHED_REPROBE_MIN_US=0: every window even on these short loops)
-// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 OMP_SCHEDULE=hetprobe_i HCRT_SCHED_REPROBE_PCT=3 HCRT_SCHED_REPROBE_MIN_US=0 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -x HCRT_SCHED_REPROBE_PCT -x HCRT_SCHED_REPROBE_MIN_US -np 3 %t >%t.hpi 2>%t.hpi.err; cat %t.hpi.err >>%t.hpi
-// The same with the default: short loops get fewer windows, and every
-// iteration still runs once.
-// RUN: env HCRT_CLUSTER=1 OMP_NUM_THREADS=1 OMP_SCHEDULE=hetprobe_i HCRT_SCHED_REPROBE_PCT=3 %mpirun -x HCRT_CLUSTER -x OMP_NUM_THREADS -x OMP_SCHEDULE -x HCRT_SCHED_REPROBE_PCT -np 3 %t | FileCheck --check-prefixes=OUT %s
+// (HCRT_SCHED_REPROBE_MIN_US=0: every window even on these short loops;
+// HCRT_SCHED_DEAL_SPREAD=1: every cross-node rest dealt in rounds)
+// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 OMP_SCHEDULE=hetprobe_i HCRT_SCHED_REPROBE_PCT=3 HCRT_SCHED_REPROBE_MIN_US=0 HCRT_SCHED_DEAL_SPREAD=1 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -x HCRT_SCHED_REPROBE_PCT -x HCRT_SCHED_REPROBE_MIN_US -x HCRT_SCHED_DEAL_SPREAD -np 3 %t >%t.hpi 2>%t.hpi.err; cat %t.hpi.err >>%t.hpi
+// The same with the default windows and never dealt (one contiguous range
+// per node): short loops get fewer windows, and every iteration still runs
+// once.
+// RUN: env HCRT_CLUSTER=1 OMP_NUM_THREADS=1 OMP_SCHEDULE=hetprobe_i HCRT_SCHED_REPROBE_PCT=3 HCRT_SCHED_DEAL_SPREAD=1e9 %mpirun -x HCRT_CLUSTER -x OMP_NUM_THREADS -x OMP_SCHEDULE -x HCRT_SCHED_REPROBE_PCT -x HCRT_SCHED_DEAL_SPREAD -np 3 %t | FileCheck --check-prefixes=OUT %s
 // RUN: FileCheck --check-prefixes=OUT,HINT,HPI %s <%t.hpi
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=2 OMP_SCHEDULE=hetprobe_i,25 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -np 2 %t >%t.hpi2 2>%t.hpi2.err; cat %t.hpi2.err >>%t.hpi2
 // RUN: FileCheck --check-prefixes=OUT,HINT %s <%t.hpi2
