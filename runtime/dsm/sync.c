@@ -10,6 +10,7 @@
 #include <sched.h>
 
 #include "dsm/dsm_int.h"
+#include "libhcrt/bell.h"
 #include "libhcrt/log.h"
 
 hcrt_status_t hcrt__dsm_release(void)
@@ -28,15 +29,18 @@ hcrt_status_t hcrt__dsm_acquire(void)
     return st;
 }
 
-/* Waits for a nonblocking collective without hogging the core. */
+/* Waits for a nonblocking collective without hogging the core: yields
+ * after 100 polls, naps on a contended core (libhcrt/bell.h). */
 static hcrt_status_t wait_request(MPI_Request *req)
 {
     int done = 0;
+    hcrt_pause_t pause;
+    hcrt__pause_begin(&pause);
     for (unsigned i = 0; !done; i++) {
         if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
             return HCRT_ERR_MPI;
         if (!done && i > 100)
-            sched_yield();
+            hcrt__pause(&pause, UINT64_MAX);
     }
     return HCRT_OK;
 }

@@ -11,6 +11,7 @@
 #include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -366,6 +367,44 @@ struct hcrt_sched_attr { /* <linux/sched/types.h>, SCHED_ATTR_SIZE_VER0 */
     uint32_t priority;
     uint64_t runtime, deadline, period;
 };
+
+/* ---- pauses of a thread waiting for MPI --------------------------------- */
+
+#define PAUSE_LOST_NS 1000000L      /* a yield this long lost the core */
+#define PAUSE_CONTENDED_NS 20000000 /* then nap, not yield, this long */
+#define PAUSE_NAP_MIN_NS 10000L
+#define PAUSE_NAP_MAX_NS 500000L
+
+static _Thread_local uint64_t pause_contended_until;
+
+static uint64_t pause_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void hcrt__pause_begin(hcrt_pause_t *p)
+{
+    p->start = pause_now();
+    p->nap_ns = PAUSE_NAP_MIN_NS;
+}
+
+void hcrt__pause(hcrt_pause_t *p, uint64_t spin_ns)
+{
+    uint64_t t = pause_now();
+    if (t - p->start < spin_ns && t >= pause_contended_until) {
+        sched_yield();
+        uint64_t t1 = pause_now();
+        if (t1 - t > PAUSE_LOST_NS)
+            pause_contended_until = t1 + PAUSE_CONTENDED_NS;
+        return;
+    }
+    struct timespec ts = {0, p->nap_ns};
+    nanosleep(&ts, NULL);
+    if (p->nap_ns < PAUSE_NAP_MAX_NS)
+        p->nap_ns *= 2;
+}
 
 void hcrt__helper_thread_start(const char *name, int responsive)
 {

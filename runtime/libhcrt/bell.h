@@ -59,6 +59,21 @@ void hcrt__bell_local(hcrt_bell_t *b); /* async-signal-safe */
 /* Blocks until a bell or ns passed; at once if one is pending. 1: woken. */
 int hcrt__bell_wait(hcrt_bell_t *b, long ns);
 
+/* A thread that polls MPI for a reply (the worker's wait for the next
+ * fork, a DSM barrier) pauses between polls with hcrt__pause: it yields
+ * for spin_ns after hcrt__pause_begin, then naps of 10 us doubling to
+ * 0.5 ms. Once a yield of the thread lost its core for a time slice (the
+ * core is contended: a CPU hog or another job computes on it), it naps
+ * instead of yielding for the next 20 ms: a yielding thread that is still
+ * runnable waits up to a scheduler tick for the core, a sleeping one is
+ * woken by its timer and preempts the computation. */
+typedef struct hcrt_pause {
+    uint64_t start;
+    long nap_ns;
+} hcrt_pause_t;
+void hcrt__pause_begin(hcrt_pause_t *p);
+void hcrt__pause(hcrt_pause_t *p, uint64_t spin_ns);
+
 /* First call of a runtime helper thread: names it (top -H, perf, gdb),
  * keeps its short sleeps short (timer slack 1 us) and, with `responsive`,
  * asks the scheduler for a short time slice (HCRT_HELPER_SLICE_US) so

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "dsm/dsm.h"
+#include "libhcrt/bell.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
 #include "libhcrt/kmp_abi.h"
@@ -563,27 +564,20 @@ local:
 
 /* Waits for the next command without burning a core: MPI_Test with
  * sched_yield for a short while (a fork right after a join is quick), then
- * naps that grow to 0.5 ms. */
+ * naps that grow to 0.5 ms; naps at once on a contended core (bell.h). */
 static void wait_cmd(fork_cmd_t *cmd)
 {
     MPI_Request req;
     int done = 0;
-    uint64_t start = hcrt__now_ns();
-    long nap_ns = 10000;
+    hcrt_pause_t pause;
 
+    hcrt__pause_begin(&pause);
     MPI_Ibcast(cmd, sizeof(*cmd), MPI_BYTE, 0, fork_comm, &req);
     for (;;) {
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
         if (done)
             return;
-        if (hcrt__now_ns() - start < 200000) {
-            sched_yield();
-            continue;
-        }
-        struct timespec ts = {0, nap_ns};
-        nanosleep(&ts, NULL);
-        if (nap_ns < 500000)
-            nap_ns *= 2;
+        hcrt__pause(&pause, 200000);
     }
 }
 
