@@ -604,7 +604,8 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
      * (a node known to be 1000x slower on this loop, e.g. one that must
      * fetch every page, then probes nothing: without it HetProbe-I had
      * the slow node fetch 4096 pages per call of the stencil, 1.4x the
-     * time of HetProbe); only HetProbe skips the probe of a stable loop. */
+     * time of HetProbe); HetProbe skips the probe of a stable loop (HetProbe-I:
+     * below). */
     pthread_mutex_lock(&cache_mu);
     hcrt__probecache_lookup(hcrt__cl_sched.cache, h->loop_id, nn, h->thr,
                             &reuse, &prior);
@@ -617,7 +618,13 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
     h->dealing =
         h->prm.deal_spread <= 1.0 ||
         hcrt__probecache_irregular(hcrt__cl_sched.cache, h->loop_id, nn) == 1;
-    if (p->kind != HCRT_CLP_HETPROBE)
+    /* HetProbe-I reuses a stable loop's decision only when it is a single
+     * node (a DSM-bound loop: what the faults make of it does not change
+     * between calls, and re-probing it at every call made HetProbe-I 5-8 %
+     * slower than HetProbe on spmv); a cross-node loop re-probes in
+     * windows, as the cost may move inside a call. */
+    if (p->kind != HCRT_CLP_HETPROBE &&
+        !(reuse && reuse->kind == HCRT_HP_SINGLE))
         reuse = NULL;
     if (reuse) {
         cached = *reuse;
@@ -625,6 +632,7 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
     }
     pthread_mutex_unlock(&cache_mu);
     if (reuse) { /* a stable loop: its smoothed decision, no probe */
+        p->kind = HCRT_CLP_HETPROBE, h->max_c = 0; /* one range, no windows */
         h->single = cached.kind == HCRT_HP_SINGLE ? cached.node : -1;
         memcpy(h->weight, cached_csr, sizeof(double) * (size_t)nn);
         final_split(p, 0);
