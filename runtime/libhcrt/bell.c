@@ -370,12 +370,13 @@ struct hcrt_sched_attr { /* <linux/sched/types.h>, SCHED_ATTR_SIZE_VER0 */
 
 /* ---- pauses of a thread waiting for MPI --------------------------------- */
 
-#define PAUSE_LOST_NS 1000000L      /* a yield this long lost the core */
-#define PAUSE_CONTENDED_NS 20000000 /* then nap, not yield, this long */
+#define PAUSE_LOST_NS 1000000L        /* a yield this long lost the core */
+#define PAUSE_STRIKE_NS 200000000ULL  /* two lost within this: contended */
+#define PAUSE_CONTENDED_NS 100000000U /* then nap, not yield, this long */
 #define PAUSE_NAP_MIN_NS 10000L
 #define PAUSE_NAP_MAX_NS 500000L
 
-static _Thread_local uint64_t pause_contended_until;
+static _Thread_local uint64_t pause_contended_until, pause_lost_at;
 
 static uint64_t pause_now(void)
 {
@@ -396,8 +397,14 @@ void hcrt__pause(hcrt_pause_t *p, uint64_t spin_ns)
     if (t - p->start < spin_ns && t >= pause_contended_until) {
         sched_yield();
         uint64_t t1 = pause_now();
-        if (t1 - t > PAUSE_LOST_NS)
-            pause_contended_until = t1 + PAUSE_CONTENDED_NS;
+        if (t1 - t > PAUSE_LOST_NS) {
+            /* one lost yield can be a start-up blip (other ranks' threads
+             * starting): a short run of empty regions then napped
+             * throughout, 12 us a region instead of 4 */
+            if (pause_lost_at && t1 - pause_lost_at < PAUSE_STRIKE_NS)
+                pause_contended_until = t1 + PAUSE_CONTENDED_NS;
+            pause_lost_at = t1;
+        }
         return;
     }
     struct timespec ts = {0, p->nap_ns};

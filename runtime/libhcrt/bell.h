@@ -62,11 +62,12 @@ int hcrt__bell_wait(hcrt_bell_t *b, long ns);
 /* A thread that polls MPI for a reply (the worker's wait for the next
  * fork, a DSM barrier) pauses between polls with hcrt__pause: it yields
  * for spin_ns after hcrt__pause_begin, then naps of 10 us doubling to
- * 0.5 ms. Once a yield of the thread lost its core for a time slice (the
- * core is contended: a CPU hog or another job computes on it), it naps
- * instead of yielding for the next 20 ms: a yielding thread that is still
- * runnable waits up to a scheduler tick for the core, a sleeping one is
- * woken by its timer and preempts the computation. */
+ * 0.5 ms. Once two yields of the thread within 200 ms lost its core for
+ * over 1 ms each (the core is contended: a CPU hog or another job
+ * computes on it), it naps instead of yielding for the next 100 ms: a
+ * yielding thread that is still runnable waits up to a scheduler tick
+ * for the core, a sleeping one is woken by its timer and preempts the
+ * computation. */
 typedef struct hcrt_pause {
     uint64_t start;
     long nap_ns;
