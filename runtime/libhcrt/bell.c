@@ -24,6 +24,7 @@
 
 #include "libhcrt/bell.h"
 #include "libhcrt/config.h"
+#include "libhcrt/core.h"
 #include "libhcrt/log.h"
 
 #define BELL_ADDRS 8
@@ -378,25 +379,18 @@ struct hcrt_sched_attr { /* <linux/sched/types.h>, SCHED_ATTR_SIZE_VER0 */
 
 static _Thread_local uint64_t pause_contended_until, pause_lost_at;
 
-static uint64_t pause_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void hcrt__pause_begin(hcrt_pause_t *p)
 {
-    p->start = pause_now();
+    p->start = hcrt__now_ns();
     p->nap_ns = PAUSE_NAP_MIN_NS;
 }
 
 void hcrt__pause(hcrt_pause_t *p, uint64_t spin_ns)
 {
-    uint64_t t = pause_now();
+    uint64_t t = hcrt__now_ns();
     if (t - p->start < spin_ns && t >= pause_contended_until) {
         sched_yield();
-        uint64_t t1 = pause_now();
+        uint64_t t1 = hcrt__now_ns();
         if (t1 - t > PAUSE_LOST_NS) {
             /* one lost yield can be a start-up blip (other ranks' threads
              * starting): a short run of empty regions then napped
