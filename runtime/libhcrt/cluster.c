@@ -11,12 +11,14 @@
  * others in a DSM barrier (release, barrier, acquire).
  *
  * Regions stay local (as on one node) when they are HEAD regions, nested,
- * forked by a worker, or carry more arguments than a command holds.
+ * forked by a worker, or carry more arguments than a command holds, and
+ * between refreshes when their loops all run on the head (local_tab).
  */
 #include <errno.h>
 #include <inttypes.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -26,6 +28,7 @@
 #include "libhcrt/bell.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
+#include "libhcrt/config.h"
 #include "libhcrt/kmp_abi.h"
 #include "libhcrt/log.h"
 #include "libhcrt/runtime.h"
@@ -73,8 +76,25 @@ static int worker_done;            /* the head told this worker to leave */
 static _Thread_local uint32_t ws_seq;
 
 static struct {
-    uint64_t forks, head_only, fork_ns, join_ns;
+    uint64_t forks, head_only, single_local, fork_ns, join_ns;
 } counters;
+
+/* Regions whose loops all run on the head (HetProbe's stable single-node
+ * decisions for node 0) are forked on the head alone, with the head's own
+ * team as on one node, except every local_refresh-th fork,
+ * which goes to all nodes so the loops meet their probe cache again (a
+ * drift, a resting node's probe). LU's 383 short loops per call otherwise
+ * pay a cross-node fork and join each for loops that run on the head: 2-4x
+ * the loops' own time with a slow worker. Filled by the head only. */
+#define LOCAL_SLOTS 256
+static struct {
+    uint64_t id;
+    uint32_t since; /* forks kept local since the last one to all nodes */
+    uint8_t used, ok;
+} local_tab[LOCAL_SLOTS];
+static int local_refresh = -1;
+/* This rank's notes on the loops of the running cluster region. */
+static atomic_int rl_loops, rl_away;
 
 /* "file:line (function)" from clang's ";file;function;line;col;;", or
  * "an unknown place" (clang leaves some constructs without a location). */
@@ -514,6 +534,24 @@ static void recv_tls(fork_cmd_t *cmd)
             cmd->args[i] = buf + cmd->tls_off[i] - 1;
 }
 
+/* The slot of region id in local_tab (free or its own), -1 when full. */
+static int local_find(uint64_t id)
+{
+    for (int i = 0; i < LOCAL_SLOTS; i++) {
+        int k = (int)((id + (uint64_t)i) % LOCAL_SLOTS);
+        if (!local_tab[k].used || local_tab[k].id == id)
+            return k;
+    }
+    return -1;
+}
+
+void hcrt__cluster_note_loop(int on_head_alone)
+{
+    atomic_store_explicit(&rl_loops, 1, memory_order_relaxed);
+    if (!on_head_alone)
+        atomic_store_explicit(&rl_away, 1, memory_order_relaxed);
+}
+
 int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                        void **args, hcrt_region_stats_t *st)
 {
@@ -536,6 +574,23 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         goto local;
     }
+    if (local_refresh < 0)
+        local_refresh = (int)hcrt__config_int("HCRT_SCHED_LOCAL_REFRESH");
+    int lslot = local_refresh > 0 ? local_find(region->id) : -1;
+    if (lslot >= 0 && local_tab[lslot].used && local_tab[lslot].ok) {
+        if (++local_tab[lslot].since < (uint32_t)local_refresh) {
+            __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+            counters.single_local++;
+            /* the team the program asked for, else the head's own: as
+             * on one node */
+            nt = nt > 0 ? nt : req_total ? req_total : node_default[0];
+            goto local;
+        }
+        local_tab[lslot].since = 0;
+    }
+    atomic_store_explicit(&rl_loops, 0, memory_order_relaxed);
+    atomic_store_explicit(&rl_away, 0, memory_order_relaxed);
     uint64_t t0 = hcrt__now_ns();
     memcpy(cmd.args, args, sizeof(void *) * (size_t)region->nargs);
     hcrt_omp_sched_t kind;
@@ -555,6 +610,12 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     counters.forks++;
     counters.fork_ns += t1 - t0;
     counters.join_ns += hcrt__now_ns() - t1;
+    if (lslot >= 0) {
+        local_tab[lslot].id = region->id, local_tab[lslot].used = 1;
+        local_tab[lslot].ok =
+            atomic_load_explicit(&rl_loops, memory_order_relaxed) &&
+            !atomic_load_explicit(&rl_away, memory_order_relaxed);
+    }
     return 1;
 local:
     if (nt > 0)
@@ -644,8 +705,10 @@ static void print_cluster(FILE *out, void *arg)
     (void)arg;
     fprintf(out,
             "cluster regions %" PRIu64 " on %d nodes (%d threads), kept on "
-            "the head %" PRIu64 "; fork %.1f us, run+join %.1f us on average\n",
+            "the head %" PRIu64 " (%" PRIu64 " as their loops run there); "
+            "fork %.1f us, run+join %.1f us on average\n",
             counters.forks, hcrt__size(), default_total, counters.head_only,
+            counters.single_local,
             counters.forks
                 ? (double)counters.fork_ns * 1e-3 / (double)counters.forks
                 : 0.0,

@@ -74,6 +74,11 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
 /* Per-thread sequence number of worksharing constructs in the current
  * cluster region (loops, single): keys of per-instance shared state. */
 uint32_t hcrt__cluster_next_ws(void);
+/* A cluster loop of the running region starts: on_head_alone when it runs
+ * all its iterations on node 0 by a stable cached HetProbe decision. The
+ * head keeps a region whose loops all do so on the head at later forks
+ * (HCRT_SCHED_LOCAL_REFRESH). */
+void hcrt__cluster_note_loop(int on_head_alone);
 /* A DSM word for per-instance state, indexed by sequence number. */
 uint64_t *hcrt__cluster_slot(uint32_t seq);
 

@@ -1,0 +1,95 @@
+// A region whose only loop HetProbe runs on the head by a stable cached
+// decision is forked on the head alone (HCRT_SCHED_LOCAL_REFRESH): at 2
+// ranks, a DSM-bound loop (the head has just rewritten its input, node 1
+// would fetch every page) that also writes b[] is called 12 times; after it
+// a cross-node static loop sums b[] on both nodes, so node 1 must see what
+// the head wrote in the regions it ran alone. A compute-bound loop (split
+// across the nodes) is never kept on the head. The threshold is fixed (2 ms
+// between page transfers), the DSM runs over messages as between hosts, 2
+// consistent runs make a loop stable, and every 4th fork of a kept region
+// goes to all nodes. With HCRT_SCHED_LOCAL_REFRESH=0 every fork goes to all
+// nodes. Results are exact (integer-valued) and checked at every call.
+// RUN: %hcc -fopenmp -O2 -g %s -o %t
+// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=0 HCRT_SCHED_FAULT_PERIOD_US=2000 HCRT_SCHED_PROBE_DRIFT=10 HCRT_SCHED_PROBE_STABLE_RUNS=2 HCRT_SCHED_LOCAL_REFRESH=4 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x HCRT_SCHED_FAULT_PERIOD_US -x HCRT_SCHED_PROBE_DRIFT -x HCRT_SCHED_PROBE_STABLE_RUNS -x HCRT_SCHED_LOCAL_REFRESH -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
+// RUN: FileCheck %s --check-prefix=LOCAL <%t.out
+// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=0 HCRT_SCHED_FAULT_PERIOD_US=2000 HCRT_SCHED_PROBE_DRIFT=10 HCRT_SCHED_PROBE_STABLE_RUNS=2 HCRT_SCHED_LOCAL_REFRESH=0 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x HCRT_SCHED_FAULT_PERIOD_US -x HCRT_SCHED_PROBE_DRIFT -x HCRT_SCHED_PROBE_STABLE_RUNS -x HCRT_SCHED_LOCAL_REFRESH -np 2 %t >%t.off 2>%t.err; cat %t.err >>%t.off
+// RUN: FileCheck %s --check-prefix=OFF <%t.off
+// LOCAL: results ok
+// LOCAL: cluster regions {{[0-9]+}} on 2 nodes (2 threads), kept on the head [[N:[1-9][0-9]*]] ([[N]] as their loops run there)
+// LOCAL-DAG: {{.*}}dsm_bound{{.*}} on all nodes {{[2-9]}}, on the head only {{[3-9]}}
+// LOCAL-DAG: {{.*}}compute_bound{{.*}} on all nodes 8, on the head only 0
+// LOCAL-DAG: {{.*}}check_b{{.*}} on all nodes 12, on the head only 0
+// LOCAL-NOT: FAIL
+// OFF: results ok
+// OFF: kept on the head 0 (0 as their loops run there)
+// OFF-NOT: FAIL
+#include <stdint.h>
+#include <stdio.h>
+
+#define N (512 * 1024)
+#define M 20000
+
+static double a[N], b[N];
+
+/* Reads a[] (rewritten by the head), writes b[]: runs on the head. */
+static double dsm_bound(int r)
+{
+    double s = 0;
+#pragma omp parallel for schedule(hetprobe) reduction(+ : s)
+    for (long i = 0; i < N; i++) {
+        b[i] = a[i] + r;
+        s += b[i];
+    }
+    return s;
+}
+
+/* Both nodes read b[]: node 1 must see the head's writes. */
+static double check_b(void)
+{
+    double t = 0;
+#pragma omp parallel for schedule(static) reduction(+ : t)
+    for (long i = 0; i < N; i++)
+        t += b[i];
+    return t;
+}
+
+static uint64_t compute_bound(void)
+{
+    uint64_t h = 0;
+#pragma omp parallel for schedule(hetprobe, 30) reduction(+ : h)
+    for (long i = 0; i < M; i++) {
+        uint64_t x = (uint64_t)i;
+        for (int k = 0; k < 2000; k++)
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+        h += x >> 32;
+    }
+    return h;
+}
+
+int main(void)
+{
+    int fails = 0;
+    for (int r = 0; r < 12; r++) {
+        for (long i = 0; i < N; i++)
+            a[i] = (double)(i + r);
+        double w = (double)N * (double)(N - 1) / 2 + 2.0 * N * r;
+        double s = dsm_bound(r), t = check_b();
+        if (s != w || t != w)
+            printf("FAIL call %d: sum %.0f, node sum %.0f, want %.0f\n", r, s,
+                   t, w),
+                fails++;
+    }
+    uint64_t want = 0;
+    for (long i = 0; i < M; i++) {
+        uint64_t x = (uint64_t)i;
+        for (int k = 0; k < 2000; k++)
+            x = x * 6364136223846793005ull + 1442695040888963407ull;
+        want += x >> 32;
+    }
+    for (int r = 0; r < 8; r++)
+        if (compute_bound() != want)
+            printf("FAIL hash run %d\n", r), fails++;
+    if (!fails)
+        printf("results ok\n");
+    return fails != 0;
+}
