@@ -16,9 +16,15 @@ and the rounds go over every configuration in turn. Each goal check then
 also gives the PAIRED estimate: the median over the rounds of the two
 configurations' ratio within a round, and its quartiles. A slow spell of
 the machine that lasts a round slows both sides of a pair alike, so the
-paired ratio is steadier than the ratio of the two medians.
+paired ratio is steadier than the ratio of the two medians. With at least
+8 rounds the check also gives a 95 % bootstrap confidence interval of the
+paired median (2000 resamples of the rounds, fixed seed) and its verdict
+against the goal's bound: "met" when the whole interval is within the
+bound, "missed" when none of it is, "unresolved" when the interval
+straddles the bound (the rounds cannot tell).
 """
 import math
+import random
 import sys
 from collections import defaultdict
 
@@ -76,18 +82,46 @@ def quartiles(xs):
     return xs[(n - 1) // 4], median(xs), xs[(3 * n) // 4 if n > 1 else 0]
 
 
+def boot_ci(xs, resamples=2000, seed=5):
+    """95 % bootstrap interval of the median of xs (percentile method)."""
+    rng = random.Random(seed)
+    n = len(xs)
+    meds = sorted(median([xs[rng.randrange(n)] for _ in range(n)])
+                  for _ in range(resamples))
+    return meds[int(0.025 * resamples)], meds[int(0.975 * resamples) - 1]
+
+
 def paired(runs, setup, kernel, a, b):
-    """The median and quartiles of a/b within each round, or None."""
+    """(q1, median, q3, ci_lo, ci_hi) of a/b within each round, or None;
+    the interval is None below 8 rounds."""
     xa = runs.get((setup, kernel, a), [])
     xb = runs.get((setup, kernel, b), [])
     n = min(len(xa), len(xb))
     if n < 3 or len(xa) != len(xb):
         return None
-    return quartiles([xa[i] / xb[i] for i in range(n)])
+    r = [xa[i] / xb[i] for i in range(n)]
+    return quartiles(r) + (boot_ci(r) if n >= 8 else (None, None))
 
 
-def fmt_paired(q):
-    return "" if not q else "; paired per round %.3f [%.3f-%.3f]" % (q[1], q[0], q[2])
+def verdict(q, bound):
+    """The interval's verdict against a goal ratio <= bound, or None."""
+    if not q or q[3] is None:
+        return None
+    return "met" if q[4] <= bound else "missed" if q[3] > bound else "unresolved"
+
+
+def fmt_paired(q, bound=None):
+    """The paired estimate; with a bound (the goal: ratio <= bound), the
+    interval's verdict."""
+    if not q:
+        return ""
+    s = "; paired per round %.3f [%.3f-%.3f]" % (q[1], q[0], q[2])
+    if q[3] is None:
+        return s
+    s += ", 95%% CI %.3f-%.3f" % (q[3], q[4])
+    if bound is not None:
+        s += " (%s)" % verdict(q, bound)
+    return s
 
 
 def fmt(x):
@@ -134,26 +168,26 @@ def goals(setup, checks, runs):
             out.append("- %s %s: HetProbe %.1f%% %s best single node (goal: "
                        "within 3%%)%s%s" % (setup, k, abs(hp / single - 1) * 100,
                                             "above" if hp > single else "below",
-                                            fmt_paired(paired(runs, setup, k, "hetprobe", single_c)),
+                                            fmt_paired(paired(runs, setup, k, "hetprobe", single_c), 1.03),
                                             "; after its first two calls "
                                             "%+.1f%% against the head's" %
                                             ((steady - 1) * 100) if steady else ""))
         if cls == "compute" and setup != "homo" and orc and hp:
             out.append("- %s %s: HetProbe %.1f%% from the oracle CSR (goal: "
                        "within 3%%)%s" % (setup, k, (hp / orc - 1) * 100,
-                                         fmt_paired(paired(runs, setup, k, "hetprobe", orc_c))))
+                                         fmt_paired(paired(runs, setup, k, "hetprobe", orc_c), 1.03)))
         if cls == "irregular" and hp and hpi:
             gain = (1 - hpi / hp) * 100
             out.append("- %s %s: HetProbe-I %.1f%% %s than HetProbe "
                        "(goal: >= 15%% faster)%s" %
                        (setup, k, abs(gain), "faster" if gain >= 0 else "slower",
-                        fmt_paired(paired(runs, setup, k, "hetprobe_i", "hetprobe"))))
+                        fmt_paired(paired(runs, setup, k, "hetprobe_i", "hetprobe"), 0.85)))
         if cls != "irregular" and hp and hpi:
             q = paired(runs, setup, k, "hetprobe_i", "hetprobe")
-            if hpi > hp * 1.05 or (q and q[1] > 1.05):
-                out.append("- %s %s: HetProbe-I %.1f%% slower than HetProbe "
-                           "(goal: <= 5%%)%s" % (setup, k, (hpi / hp - 1) * 100,
-                                                 fmt_paired(q)))
+            if hpi > hp * 1.05 or (q and q[1] > 1.05) or verdict(q, 1.05) not in (None, "met"):
+                out.append("- %s %s: HetProbe-I %+.1f%% against HetProbe "
+                           "(goal: <= 5%% slower)%s" % (setup, k, (hpi / hp - 1) * 100,
+                                                        fmt_paired(q, 1.05)))
     if sp:
         g = math.exp(sum(math.log(x) for x in sp) / len(sp))
         out.append("- %s: geometric-mean speedup of HetProbe over the best "
