@@ -10,6 +10,9 @@
 # Builds kernels.c with hcc, then runs every kernel at 2 ranks (one thread
 # each, rank r pinned to core r % ncores) under these configurations, all
 # in the same run:
+#   one         the kernel at 1 rank on node 0's core: one node, no DSM
+#               (not in the default list; not counted as a single node
+#               of the 2-rank job in the goal checks)
 #   head        static, HCRT_SCHED_CSR=1000000,1 (node 0 does everything)
 #   worker      static, HCRT_SCHED_CSR=1,1000000 (node 1 does everything)
 #   static      static, even split
@@ -139,7 +142,7 @@ run() {
         -x BENCH_CALLS \
         -x LD_LIBRARY_PATH \
         ${HCRT_SCHED_CALIBRATION:+-x HCRT_SCHED_CALIBRATION} \
-        ${HCRT_SCHED_FAULT_PERIOD_US:+-x HCRT_SCHED_FAULT_PERIOD_US} -np 2 \
+        ${HCRT_SCHED_FAULT_PERIOD_US:+-x HCRT_SCHED_FAULT_PERIOD_US} -np "${BENCH_NP:-2}" \
         "$out/pin.sh" "$out/kernels" "$kernel" "$scale" "$reps" 2>"$out/last.err")
     # per-call times (BENCH_CALLS): the calls after the first two, i.e.
     # without the probe's first calls; "-" with fewer than 3 calls
@@ -177,6 +180,7 @@ for setup in $setups; do
     for k in $kernels; do
         for c in $configs; do
             case $c in
+            one) BENCH_NP=1 run "$setup" "$k" one "${extra[@]}" OMP_SCHEDULE=static ;;
             head) run "$setup" "$k" head "${extra[@]}" OMP_SCHEDULE=static HCRT_SCHED_CSR=1000000,1 ;;
             worker) run "$setup" "$k" worker "${extra[@]}" OMP_SCHEDULE=static HCRT_SCHED_CSR=1,1000000 ;;
             static) run "$setup" "$k" static "${extra[@]}" OMP_SCHEDULE=static ;;

@@ -6,8 +6,9 @@ the seconds of the calls after the first two (the probe's first calls
 excluded; "-" when not measured); a configuration run several times
 (run.sh --repeat) counts with its median. Prints one markdown table
 per setup (seconds per configuration, the oracle = best CSR of the sweep,
-HetProbe's and HetProbe-I's ratio to the best single node and to the
-oracle), the goal checks, and writes a grouped bar chart (speedup of each
+HetProbe's and HetProbe-I's ratio to the best single node of the 2-rank
+job (head or worker alone) and to the oracle, and, when run.sh ran the
+`one` configuration, the kernel at 1 rank and HetProbe's ratio to it), the goal checks, and writes a grouped bar chart (speedup of each
 configuration over the best single node, per kernel) as a plain SVG (no
 plotting library needed).
 
@@ -132,8 +133,8 @@ def table(t, setup):
     rows = []
     rows.append("| kernel | class | head | worker | static | dynamic | "
                 "oracle (w) | HetProbe | HetProbe-I | HP / best single | "
-                "HP / oracle | HP-I / HP | HP / head, calls 3+ |")
-    rows.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
+                "HP / oracle | HP-I / HP | HP / head, calls 3+ | 1 rank | HP / 1 rank |")
+    rows.append("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     checks = []
     for k in COMPUTE + DSM + IRREG:
         r = t.get((setup, k))
@@ -145,12 +146,12 @@ def table(t, setup):
         hp, hpi, orc = r.get("hetprobe"), r.get("hetprobe_i"), r.get("oracle")
         ratio = lambda a, b: (a / b) if a and b else None
         steady = ratio(r.get("hetprobe@steady"), r.get("head@steady"))
-        rows.append("| %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s |" % (
+        rows.append("| %s | %s | %s | %s | %s | %s | %s (%s) | %s | %s | %s | %s | %s | %s | %s | %s |" % (
             k, cls, fmt(r.get("head")), fmt(r.get("worker")),
             fmt(r.get("static")), fmt(r.get("dynamic")), fmt(orc),
             r.get("oracle_w", "?"), fmt(hp), fmt(hpi),
             fmt(ratio(hp, single)), fmt(ratio(hp, orc)), fmt(ratio(hpi, hp)),
-            fmt(steady)))
+            fmt(steady), fmt(r.get("one")), fmt(ratio(hp, r.get("one")))))
         single_c = min([c for c in ("head", "worker") if c in r],
                        key=lambda c: r[c], default=None)
         orc_c = "csr=" + r["oracle_w"] if "oracle_w" in r else None
