@@ -92,7 +92,7 @@ static struct {
     uint32_t since; /* forks kept local since the last one to all nodes */
     uint8_t used, ok;
 } local_tab[LOCAL_SLOTS];
-static int local_refresh = -1;
+static int local_refresh; /* HCRT_SCHED_LOCAL_REFRESH, read at init */
 /* This rank's notes on the loops of the running cluster region. */
 static atomic_int rl_loops, rl_away;
 
@@ -393,6 +393,7 @@ void hcrt__cluster_init(void)
             hcrt_fatal(HCRT_MOD_CORE, "out of DSM memory at start-up");
     }
     MPI_Bcast(&slots, sizeof(slots), MPI_BYTE, 0, comm);
+    local_refresh = (int)hcrt__config_int("HCRT_SCHED_LOCAL_REFRESH");
     hcrt__stats_register("cluster", print_cluster, NULL);
     hcrt__cluster_on = 1;
     hcrt_debug(HCRT_MOD_CORE, "cluster mode: %d nodes, %d threads in all", size,
@@ -545,10 +546,13 @@ static int local_find(uint64_t id)
     return -1;
 }
 
+/* Every thread of every cluster loop calls this: stores only on a change,
+ * so the threads do not take the flags' cache line in turn at each loop. */
 void hcrt__cluster_note_loop(int on_head_alone)
 {
-    atomic_store_explicit(&rl_loops, 1, memory_order_relaxed);
-    if (!on_head_alone)
+    if (!atomic_load_explicit(&rl_loops, memory_order_relaxed))
+        atomic_store_explicit(&rl_loops, 1, memory_order_relaxed);
+    if (!on_head_alone && !atomic_load_explicit(&rl_away, memory_order_relaxed))
         atomic_store_explicit(&rl_away, 1, memory_order_relaxed);
 }
 
@@ -574,8 +578,6 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         goto local;
     }
-    if (local_refresh < 0)
-        local_refresh = (int)hcrt__config_int("HCRT_SCHED_LOCAL_REFRESH");
     int lslot = local_refresh > 0 ? local_find(region->id) : -1;
     if (lslot >= 0 && local_tab[lslot].used && local_tab[lslot].ok) {
         if (++local_tab[lslot].since < (uint32_t)local_refresh) {
