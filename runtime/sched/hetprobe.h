@@ -113,8 +113,13 @@ typedef struct hcrt__hetprobe_decision {
     double threshold_us;  /* the fault-period threshold in force */
     double floor;         /* the faulting floor in force (WHY_CRAWLS) */
     double min_period_us; /* smallest fault period measured (inf: none) */
-    double *csr;          /* per-thread speed / fastest (0: not used) */
-    uint64_t *share;      /* iterations given to each node */
+    /* SINGLE: the node of highest throughput, passed over because its
+     * faults were too frequent and a node without was within
+     * faulting_margin of it (else -1); its throughput over the chosen's */
+    int passed_over;
+    double passed_gain;
+    double *csr;     /* per-thread speed / fastest (0: not used) */
+    uint64_t *share; /* iterations given to each node */
     hcrt__hetprobe_node_meas_t *meas; /* NULL for STATIC and cached decisions */
 } hcrt__hetprobe_decision_t;
 
@@ -144,6 +149,7 @@ typedef struct hcrt__hetprobe_params {
     double threshold_us;      /* fault period above which cross-node; 100 */
     double speed_tie;         /* relative throughput gap still a tie; 0.02 */
     double faulting_floor;    /* HCRT_HP_FAULTING_FLOOR */
+    double faulting_margin;   /* HCRT_HP_FAULTING_MARGIN */
     uint64_t min_chunk;       /* smallest chunk after a decision; 1 */
     int fractions;            /* HetProbe-I: grabs per thread per window; 4 */
     double deal_spread;       /* HetProbe-I: HCRT_HP_DEAL_SPREAD */
@@ -338,6 +344,16 @@ const double *hcrt__probecache_speeds(const hcrt__probecache_t *pc,
  * 0.02, triad's node 1 measured 0.04-0.09 of node 0 while fetching, was
  * given its share, and the first call took 0.74-1.47 s instead of 0.44. */
 #define HCRT_HP_FAULTING_FLOOR 0.12
+/* Single node: a node whose fault period is below the threshold is chosen
+ * over the fastest node whose is not only if its throughput is more than
+ * this much higher (default of HCRT_SCHED_FAULTING_MARGIN). Its probe
+ * does not show what running the rest costs beyond the fetches: the pages
+ * it writes go home as diffs at the loop's end, the home's copies of them
+ * are invalid until then, and the next call fetches again whatever the
+ * home rewrote. A loaded CI run sent a loop reading a[] and writing b[]
+ * to node 1, which measured 10 % faster than the head while fetching a[];
+ * it then took 67 ms a call against a few ms on the head. */
+#define HCRT_HP_FAULTING_MARGIN 0.25
 /* A node below the floor crawls "while faulting" only if at least this
  * share of its probe time went into resolving faults (when the share is
  * known). Below it the node is slow for another reason, e.g. a core it

@@ -24,6 +24,7 @@ static void load_params(hcrt__hetprobe_settings_t *out)
         (uint64_t)hcrt__config_int("HCRT_SCHED_PROBE_MIN_ITERS");
     p->speed_tie = hcrt__config_double("HCRT_SCHED_SPEED_TIE");
     p->faulting_floor = hcrt__config_double("HCRT_SCHED_FAULTING_FLOOR");
+    p->faulting_margin = hcrt__config_double("HCRT_SCHED_FAULTING_MARGIN");
     p->fractions = (int)hcrt__config_int("HCRT_SCHED_REPROBE_FRACTIONS");
     p->deal_spread = hcrt__config_double("HCRT_SCHED_DEAL_SPREAD");
     hcrt__probecache_params_default(&out->cache);

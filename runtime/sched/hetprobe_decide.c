@@ -18,6 +18,7 @@ void hcrt__hetprobe_params_default(hcrt__hetprobe_params_t *p)
     p->threshold_us = HCRT_HP_DEFAULT_THRESHOLD_US;
     p->speed_tie = 0.02;
     p->faulting_floor = HCRT_HP_FAULTING_FLOOR;
+    p->faulting_margin = HCRT_HP_FAULTING_MARGIN;
     p->min_chunk = 1;
     p->fractions = 4;
     p->deal_spread = HCRT_HP_DEAL_SPREAD;
@@ -41,6 +42,8 @@ hcrt_status_t hcrt__hetprobe_params_check(const hcrt__hetprobe_params_t *p,
         why = "speed tie tolerance must be in [0, 1)";
     else if (!(p->faulting_floor >= 0.0 && p->faulting_floor < 1.0))
         why = "faulting floor must be in [0, 1)";
+    else if (!(p->faulting_margin >= 0.0) || isinf(p->faulting_margin))
+        why = "faulting margin must be a number >= 0";
     else if (p->min_chunk < 1)
         why = "minimum chunk must be >= 1";
     else if (p->fractions < 1)
@@ -80,6 +83,7 @@ hcrt_status_t hcrt__hetprobe_decision_alloc(hcrt__hetprobe_decision_t *d,
     memset(d, 0, sizeof(*d));
     d->nnodes = nnodes;
     d->node = -1;
+    d->passed_over = -1;
     d->csr = calloc((size_t)nnodes, sizeof(double));
     d->share = calloc((size_t)nnodes, sizeof(uint64_t));
     if (with_meas)
@@ -141,20 +145,40 @@ static double period_of(const hcrt__hetprobe_node_meas_t *m)
 /* Single-node choice: the highest throughput (per-thread speed x threads,
  * what the node would deliver running the rest alone); throughputs within
  * speed_tie of the best are a tie, broken by the fewest cache misses per
- * kilo-instruction when every tied node measured them, then by node id. */
+ * kilo-instruction when every tied node measured them, then by node id.
+ * When that node's faults are too frequent (period below the threshold)
+ * and a node whose are not comes within faulting_margin of it, only the
+ * nodes whose are not compete (HCRT_HP_FAULTING_MARGIN says why). */
 static void pick_single(const hcrt__hetprobe_params_t *p, int nnodes,
                         const int *threads, const hcrt__hetprobe_node_meas_t *m,
                         hcrt__hetprobe_decision_t *d)
 {
-    double best = 0.0;
+    double best = 0.0, best_clean = 0.0;
+    int fastest = -1;
     for (int k = 0; k < nnodes; k++) {
         double r = usable_speed(&m[k]) * threads[k];
-        best = r > best ? r : best;
+        if (r > best) {
+            best = r;
+            fastest = k;
+        }
+        if (period_of(&m[k]) >= p->threshold_us && r > best_clean)
+            best_clean = r;
+    }
+    int clean_only = fastest >= 0 && best_clean > 0.0 &&
+                     period_of(&m[fastest]) < p->threshold_us &&
+                     best <= best_clean * (1.0 + p->faulting_margin);
+    d->passed_over = -1;
+    d->passed_gain = 0.0;
+    if (clean_only) {
+        d->passed_over = fastest;
+        d->passed_gain = best / best_clean;
+        best = best_clean;
     }
     int first = -1, ntied = 0, cm_known = 1, cm_best = -1;
     for (int k = 0; k < nnodes; k++) {
         double r = usable_speed(&m[k]) * threads[k];
-        if (r < best * (1.0 - p->speed_tie))
+        if (r < best * (1.0 - p->speed_tie) ||
+            (clean_only && period_of(&m[k]) < p->threshold_us))
             continue;
         if (first < 0)
             first = k;
@@ -175,7 +199,9 @@ static void pick_single(const hcrt__hetprobe_params_t *p, int nnodes,
         int distinct = 0;
         for (int k = 0; k < nnodes; k++)
             if (k != cm_best && m[k].cmpki == m[cm_best].cmpki &&
-                usable_speed(&m[k]) * threads[k] >= best * (1.0 - p->speed_tie))
+                usable_speed(&m[k]) * threads[k] >=
+                    best * (1.0 - p->speed_tie) &&
+                !(clean_only && period_of(&m[k]) < p->threshold_us))
                 distinct = -1; /* another tied node has as few misses */
         if (distinct == 0) {
             d->node = cm_best;
@@ -226,6 +252,8 @@ void hcrt__hetprobe_decide(const hcrt__hetprobe_params_t *p, int nnodes,
     d->min_period_us = minp;
     d->tie = HCRT_HP_TIE_NONE;
     d->node = -1;
+    d->passed_over = -1;
+    d->passed_gain = 0.0;
     if (nnodes > 1 && nelig >= 2) {
         d->kind = HCRT_HP_CROSS;
         d->why = nelig == nnodes ? HCRT_HP_WHY_FAULTS_RARE
@@ -343,6 +371,13 @@ int hcrt__hetprobe_decision_format(const hcrt__hetprobe_decision_t *d,
         at = put(buf, len, at, "; speed tie broken by cache misses", 0.0);
     else if (d->tie == HCRT_HP_TIE_NODE_ID)
         at = put(buf, len, at, "; speed tie broken by node id", 0.0);
+    if (d->kind == HCRT_HP_SINGLE && d->passed_over >= 0) {
+        at = put(buf, len, at, "; preferred to node %.0f", d->passed_over);
+        at = put(buf, len, at,
+                 " (%.2fx its throughput, but its faults too "
+                 "frequent)",
+                 d->passed_gain);
+    }
     at = put_list(buf, len, at, "; CSR ", d, 0);
     at = put_list(buf, len, at, "; shares ", d, 1);
     return (int)at;

@@ -450,6 +450,61 @@ static void test_ties(void)
     hcrt__hetprobe_decision_free(&d);
 }
 
+/* Single node: the fastest node faults too often and a node that does not
+ * is within HCRT_SCHED_FAULTING_MARGIN of it: the clean node runs the rest. */
+static void test_clean(void)
+{
+    hcrt__hetprobe_decision_t d;
+    REQUIRE(hcrt__hetprobe_decision_alloc(&d, 3, 0) == HCRT_OK, "alloc");
+    hcrt__hetprobe_params_t p = params(HCRT_HP_MODE_HETPROBE);
+    int thr[3] = {2, 2, 2};
+    hcrt__hetprobe_node_meas_t m[3] = {
+        {.speed = 1.0e6, .iters = 100, .faults = 0, .cmpki = -1.0},
+        {.speed = 1.1e6, .iters = 100, .faults = 500, .period_us = 20.0,
+         .cmpki = -1.0},
+        {.speed = 0.5e6, .iters = 100, .faults = 500, .period_us = 30.0,
+         .cmpki = -1.0}};
+    hcrt__hetprobe_decide(&p, 3, thr, m, &d); /* 10 % faster, faulting */
+    CHECK(d.kind == HCRT_HP_SINGLE && d.node == 0 && d.passed_over == 1 &&
+              d.passed_gain > 1.09 && d.passed_gain < 1.11,
+          "within the margin: node %d passed over %d (%.3f)", d.node,
+          d.passed_over, d.passed_gain);
+    char line[512];
+    hcrt__hetprobe_decision_format(&d, line, sizeof(line));
+    CHECK(strstr(line, "preferred to node 1 (1.10x") != NULL, "account: %s",
+          line);
+    m[1].speed = 1.3e6; /* 30 % faster: worth its faults */
+    hcrt__hetprobe_decide(&p, 3, thr, m, &d);
+    CHECK(d.node == 1 && d.passed_over == -1, "beyond: node %d passed %d",
+          d.node, d.passed_over);
+    hcrt__hetprobe_decision_format(&d, line, sizeof(line));
+    CHECK(strstr(line, "preferred") == NULL, "account: %s", line);
+    m[1].speed = 1.1e6;
+    p.faulting_margin = 0.0; /* the paper's rule: throughput alone */
+    hcrt__hetprobe_decide(&p, 3, thr, m, &d);
+    CHECK(d.node == 1 && d.passed_over == -1, "margin 0: node %d", d.node);
+    p.faulting_margin = 0.25;
+    m[0].faults = 10; /* every node faults too often: throughput alone */
+    m[0].period_us = 50.0;
+    hcrt__hetprobe_decide(&p, 3, thr, m, &d);
+    CHECK(d.node == 1 && d.passed_over == -1, "all faulting: node %d",
+          d.node);
+    m[0].faults = 0; /* a clean node 2 % slower than a clean node 0 ties */
+    m[2].faults = 0;
+    m[2].speed = 0.99e6;
+    m[0].cmpki = 5.0;
+    m[2].cmpki = 1.0;
+    m[1].cmpki = 0.5;
+    hcrt__hetprobe_decide(&p, 3, thr, m, &d);
+    CHECK(d.kind == HCRT_HP_CROSS, "two clean nodes: kind %d", d.kind);
+    p.faulting_margin = -1.0;
+    char err[128];
+    CHECK(hcrt__hetprobe_params_check(&p, err, sizeof(err)) != HCRT_OK &&
+              strstr(err, "faulting margin") != NULL,
+          "negative margin accepted: %s", err);
+    hcrt__hetprobe_decision_free(&d);
+}
+
 /* One node faults too often: the others share the work, it gets none. */
 static void test_subset(void)
 {
@@ -803,7 +858,8 @@ int main(int argc, char **argv)
         {"split", test_split},         {"space", test_space},
         {"coverage", test_coverage},   {"values", test_values},
         {"cross", test_cross},         {"single", test_single},
-        {"ties", test_ties},           {"subset", test_subset},
+        {"ties", test_ties},           {"clean", test_clean},
+        {"subset", test_subset},
         {"crawl", test_crawl},
         {"small", test_small},         {"reprobe", test_reprobe},
         {"regular", test_regular},     {"jumps", test_jumps},
