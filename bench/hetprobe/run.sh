@@ -6,6 +6,7 @@
 #                                              [--configs "hetprobe hetprobe_i"]
 #                                              [--scale S] [--reps N]
 #                                              [--sweep "0.5 1 2"] [--repeat N]
+#                                              [--np N]
 #
 # Builds kernels.c with hcc, then runs every kernel at 2 ranks (one thread
 # each, rank r pinned to core r % ncores) under these configurations, all
@@ -37,6 +38,11 @@
 # Writes DIR/results.tsv (setup kernel config seconds, and the seconds of
 # the calls after the first two: without the probe's first calls), then
 # summarize.py prints the markdown table and writes DIR/hetprobe.svg.
+# --np N runs N ranks instead of 2 (rank r still pinned to core r % ncores,
+# so at 4 ranks on 2 cores two nodes share each core, and the hog or the
+# quota slows the nodes of core 1). The CSR lists then cover every node:
+# head = node 0 alone, worker = node 1 alone, oracle = w for the nodes of
+# core 0 and 1 for the others ("w,1,w,1").
 # A full run (scale 4, 4 calls, 9-point sweep, 4 setups: 540 runs) takes
 # about 80-120 minutes on a quiet 2-core machine; --quick (scale 1, 2 calls,
 # 3-point sweep, homo + hog: 162 runs) about 10-15.
@@ -44,7 +50,7 @@ set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${HCC_BUILD_DIR:-$here/../../build}
 out=${OUT:-/tmp/hetprobe-bench}
-scale=4 reps=4 repeat=1 sweep="0.25 0.5 0.67 0.8 1 1.25 1.5 2 4"
+np=2 scale=4 reps=4 repeat=1 sweep="0.25 0.5 0.67 0.8 1 1.25 1.5 2 4"
 kernels="ep bs kmeans nbody triad stencil spmv lu irreg"
 setups="homo hog quota threads"
 configs="head worker static dynamic oracle hetprobe hetprobe_i"
@@ -59,6 +65,7 @@ while [ $# -gt 0 ]; do
     --reps) reps=$2; shift ;;
     --sweep) sweep=$2; shift ;;
     --repeat) repeat=$2; shift ;;
+    --np) np=$2; shift ;;
     *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
     shift
@@ -142,7 +149,7 @@ run() {
         -x BENCH_CALLS \
         -x LD_LIBRARY_PATH \
         ${HCRT_SCHED_CALIBRATION:+-x HCRT_SCHED_CALIBRATION} \
-        ${HCRT_SCHED_FAULT_PERIOD_US:+-x HCRT_SCHED_FAULT_PERIOD_US} -np "${BENCH_NP:-2}" \
+        ${HCRT_SCHED_FAULT_PERIOD_US:+-x HCRT_SCHED_FAULT_PERIOD_US} -np "${BENCH_NP:-$np}" \
         "$out/pin.sh" "$out/kernels" "$kernel" "$scale" "$reps" 2>"$out/last.err")
     # per-call times (BENCH_CALLS): the calls after the first two, i.e.
     # without the probe's first calls; "-" with fewer than 3 calls
@@ -152,6 +159,20 @@ run() {
     grep -v '^call ' "$out/last.err" >>"$out/errors.log"
     printf '%s\t%s\t%s\t%s\t%s\n' "$setup" "$kernel" "$config" "${t:-NaN}" "$steady" >>"$out/results.tsv"
     printf '%-8s %-8s %-12s %s\n' "$setup" "$kernel" "$config" "${t:-FAILED}"
+}
+
+# csr_list WHO A B: an HCRT_SCHED_CSR list for the np nodes, A for node WHO
+# (or, WHO = core0, for every node pinned to core 0) and B for the others
+csr_list() {
+    local r l=
+    for ((r = 0; r < np; r++)); do
+        if [ "$1" = core0 ] && ((r % ncores == 0)) || [ "$1" = "$r" ]; then
+            l+=${l:+,}$2
+        else
+            l+=${l:+,}$3
+        fi
+    done
+    echo "$l"
 }
 
 : >"$out/results.tsv"
@@ -181,13 +202,13 @@ for setup in $setups; do
         for c in $configs; do
             case $c in
             one) BENCH_NP=1 run "$setup" "$k" one "${extra[@]}" OMP_SCHEDULE=static ;;
-            head) run "$setup" "$k" head "${extra[@]}" OMP_SCHEDULE=static HCRT_SCHED_CSR=1000000,1 ;;
-            worker) run "$setup" "$k" worker "${extra[@]}" OMP_SCHEDULE=static HCRT_SCHED_CSR=1,1000000 ;;
+            head) run "$setup" "$k" head "${extra[@]}" OMP_SCHEDULE=static HCRT_SCHED_CSR=$(csr_list 0 1000000 1) ;;
+            worker) run "$setup" "$k" worker "${extra[@]}" OMP_SCHEDULE=static HCRT_SCHED_CSR=$(csr_list 1 1000000 1) ;;
             static) run "$setup" "$k" static "${extra[@]}" OMP_SCHEDULE=static ;;
             dynamic) run "$setup" "$k" dynamic "${extra[@]}" OMP_SCHEDULE=dynamic,16 ;;
             oracle)
                 for w in $sweep; do
-                    run "$setup" "$k" "csr=$w" "${extra[@]}" OMP_SCHEDULE=static HCRT_SCHED_CSR=$w,1
+                    run "$setup" "$k" "csr=$w" "${extra[@]}" OMP_SCHEDULE=static HCRT_SCHED_CSR=$(csr_list core0 "$w" 1)
                 done
                 ;;
             hetprobe | hetprobe_i) run "$setup" "$k" "$c" "${extra[@]}" OMP_SCHEDULE=$c ;;
@@ -199,5 +220,5 @@ for setup in $setups; do
     stop_hog
 done
 echo "# load after: $(uptime)"
-echo "# $(($(date +%s) - start)) s; scale $scale, $reps calls, $repeat run(s) each, sweep $sweep"
+echo "# $(($(date +%s) - start)) s; $np ranks, scale $scale, $reps calls, $repeat run(s) each, sweep $sweep"
 python3 "$here/summarize.py" "$out/results.tsv" "$out/hetprobe.svg"

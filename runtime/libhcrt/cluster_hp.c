@@ -96,7 +96,10 @@ struct hcrt__cl_hp {
     double call_it, call_s; /* the same over the whole call (all windows) */
     double acc_it, acc_s;   /* this node's speed basis (published) */
     int cm_n;
-    uint64_t t0;    /* first probe chunk handed out */
+    uint64_t t0; /* first probe chunk handed out */
+    /* the probe's first quiet_us do not look for a close (probe_over) */
+    double quiet_us;
+    double *speed;  /* the probe cache's per-thread speeds (0: unknown) */
     double work_us; /* HetProbe-I: windows so far at their measured rates */
     hcrt_dsm_counters_t c0;
     hcrt__hetprobe_decision_t d; /* scratch decision */
@@ -493,6 +496,24 @@ static void start_window(hcrt__cl_pool_t *p, uint64_t pos)
         hcrt__sched_weighted_split(P, p->nn, NULL, h->thr, h->pstart);
     h->plo = pos + h->pstart[p->me], h->phi = pos + h->pstart[p->me + 1];
     uint64_t L = h->phi - h->plo;
+    /* Half the earliest time a node is expected to finish its slice at its
+     * cached speed: no close can be due before (unless the cache is far
+     * off, and then the probe overruns by at most this). Each look for a
+     * close is an MPI_Iprobe, which yields the core when Open MPI runs
+     * oversubscribed; at 4 ranks on 2 cores a node then ran its rounds of
+     * sub-chunks each in a fresh time slice, at the whole core's speed,
+     * and ep's hogged node measured 5.2e6 it/s (its share of the core ran
+     * at about 1.7e6) and got the largest share. Every node computes the
+     * same from the same cache. */
+    h->quiet_us = INFINITY;
+    for (int k = 0; k < p->nn; k++) {
+        uint64_t lk = h->pstart[k + 1] - h->pstart[k];
+        if (lk && h->speed[k] > 0 && h->thr[k] > 0) {
+            double us = 1e6 * (double)lk / h->thr[k] / h->speed[k];
+            h->quiet_us = us < h->quiet_us ? us : h->quiet_us;
+        }
+    }
+    h->quiet_us = isfinite(h->quiet_us) ? 0.5 * h->quiet_us : 0.0;
     h->rounds = 1; /* the first round gives each thread an iteration */
     while (h->rounds < PROBE_ROUNDS &&
            L / ((UINT64_C(1) << (h->rounds + 1)) - 1) >= (uint64_t)p->local)
@@ -524,6 +545,7 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
 
     if (!h || !(h->thr = calloc((size_t)nn, sizeof(int))) ||
         !(h->weight = calloc((size_t)nn, sizeof(double))) ||
+        !(h->speed = calloc((size_t)nn, sizeof(double))) ||
         !(h->rests = calloc((size_t)nn, 1)) ||
         !(h->d.csr = calloc((size_t)nn, sizeof(double))) ||
         !(h->d.share = calloc((size_t)nn, sizeof(uint64_t))) ||
@@ -609,6 +631,10 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
     pthread_mutex_lock(&cache_mu);
     hcrt__probecache_lookup(hcrt__cl_sched.cache, h->loop_id, nn, h->thr,
                             &reuse, &prior);
+    const double *cspeed =
+        hcrt__probecache_speeds(hcrt__cl_sched.cache, h->loop_id);
+    for (int k = 0; cspeed && k < nn; k++)
+        h->speed[k] = cspeed[k];
     if (prior)
         for (int k = 0; k < nn; k++)
             h->weight[k] = prior[k] > 0 ? prior[k] : PROBE_FLOOR;
@@ -682,7 +708,8 @@ void hcrt__cl_hp_free(hcrt__cl_pool_t *p)
                                        h->rate_hi >=
                                            h->prm.deal_spread * h->rate_lo);
     pthread_mutex_unlock(&cache_mu);
-    free(h->thr), free(h->weight), free(h->rests), free(h->d.csr);
+    free(h->thr), free(h->weight), free(h->speed), free(h->rests);
+    free(h->d.csr);
     free(h->d.share);
     free(h->pstart), free(h->sg_lo), free(h->sg_v), free(h->zb);
     free(h);
@@ -957,9 +984,11 @@ static void unindex(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
 static int probe_over(hcrt__cl_pool_t *p)
 {
     hcrt__cl_hp_t *h = p->hp;
+    double el_us = (double)(hcrt__now_ns() - h->t0) / 1e3;
+    if (el_us < h->quiet_us)
+        return 0;                                   /* start_window: quiet_us */
     uint64_t close_us = hcrt__cl_closed(p, h->win); /* kept once received */
-    return close_us &&
-           (double)(hcrt__now_ns() - h->t0) / 1e3 + 1.0 >= (double)close_us;
+    return close_us && el_us + 1.0 >= (double)close_us;
 }
 
 int hcrt__cl_hp_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
