@@ -631,10 +631,6 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
     pthread_mutex_lock(&cache_mu);
     hcrt__probecache_lookup(hcrt__cl_sched.cache, h->loop_id, nn, h->thr,
                             &reuse, &prior);
-    const double *cspeed =
-        hcrt__probecache_speeds(hcrt__cl_sched.cache, h->loop_id);
-    for (int k = 0; cspeed && k < nn; k++)
-        h->speed[k] = cspeed[k];
     if (prior)
         for (int k = 0; k < nn; k++)
             h->weight[k] = prior[k] > 0 ? prior[k] : PROBE_FLOOR;
@@ -655,6 +651,11 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
     if (reuse) {
         cached = *reuse;
         memcpy(cached_csr, reuse->csr, sizeof(double) * (size_t)nn);
+    } else { /* the probe's quiet start (start_window) */
+        const double *cs =
+            hcrt__probecache_speeds(hcrt__cl_sched.cache, h->loop_id);
+        for (int k = 0; cs && k < nn; k++)
+            h->speed[k] = cs[k];
     }
     pthread_mutex_unlock(&cache_mu);
     if (reuse) { /* a stable loop: its smoothed decision, no probe */

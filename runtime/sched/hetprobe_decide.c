@@ -142,6 +142,23 @@ static double period_of(const hcrt__hetprobe_node_meas_t *m)
     return m->faults == 0 ? INFINITY : m->period_us;
 }
 
+/* Faults too frequent to amortise: the period below the threshold. */
+static int faults_often(const hcrt__hetprobe_params_t *p,
+                        const hcrt__hetprobe_node_meas_t *m)
+{
+    return period_of(m) < p->threshold_us;
+}
+
+/* Whether node k is among those tied for the single-node choice: within
+ * speed_tie of the best throughput, and (clean_only) not faulting often. */
+static int in_tie(const hcrt__hetprobe_params_t *p, const int *threads,
+                  const hcrt__hetprobe_node_meas_t *m, int k, double best,
+                  int clean_only)
+{
+    return usable_speed(&m[k]) * threads[k] >= best * (1.0 - p->speed_tie) &&
+           !(clean_only && faults_often(p, &m[k]));
+}
+
 /* Single-node choice: the highest throughput (per-thread speed x threads,
  * what the node would deliver running the rest alone); throughputs within
  * speed_tie of the best are a tie, broken by the fewest cache misses per
@@ -161,14 +178,12 @@ static void pick_single(const hcrt__hetprobe_params_t *p, int nnodes,
             best = r;
             fastest = k;
         }
-        if (period_of(&m[k]) >= p->threshold_us && r > best_clean)
+        if (!faults_often(p, &m[k]) && r > best_clean)
             best_clean = r;
     }
     int clean_only = fastest >= 0 && best_clean > 0.0 &&
-                     period_of(&m[fastest]) < p->threshold_us &&
+                     faults_often(p, &m[fastest]) &&
                      best <= best_clean * (1.0 + p->faulting_margin);
-    d->passed_over = -1;
-    d->passed_gain = 0.0;
     if (clean_only) {
         d->passed_over = fastest;
         d->passed_gain = best / best_clean;
@@ -176,9 +191,7 @@ static void pick_single(const hcrt__hetprobe_params_t *p, int nnodes,
     }
     int first = -1, ntied = 0, cm_known = 1, cm_best = -1;
     for (int k = 0; k < nnodes; k++) {
-        double r = usable_speed(&m[k]) * threads[k];
-        if (r < best * (1.0 - p->speed_tie) ||
-            (clean_only && period_of(&m[k]) < p->threshold_us))
+        if (!in_tie(p, threads, m, k, best, clean_only))
             continue;
         if (first < 0)
             first = k;
@@ -199,9 +212,7 @@ static void pick_single(const hcrt__hetprobe_params_t *p, int nnodes,
         int distinct = 0;
         for (int k = 0; k < nnodes; k++)
             if (k != cm_best && m[k].cmpki == m[cm_best].cmpki &&
-                usable_speed(&m[k]) * threads[k] >=
-                    best * (1.0 - p->speed_tie) &&
-                !(clean_only && period_of(&m[k]) < p->threshold_us))
+                in_tie(p, threads, m, k, best, clean_only))
                 distinct = -1; /* another tied node has as few misses */
         if (distinct == 0) {
             d->node = cm_best;
