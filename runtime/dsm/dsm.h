@@ -36,6 +36,9 @@ hcrt_status_t hcrt__dsm_add_area(void *begin, void *end);
 /* Collective over `comm`: reserves the range, installs the fault handler,
  * starts the service thread. Settings come from HCRT_DSM_*. */
 hcrt_status_t hcrt__dsm_init(MPI_Comm comm);
+/* Registers dsm/settings.def's rows with the settings table (before
+ * hcrt__config_init; base/config.h). */
+void hcrt__dsm_settings_register(void);
 /* Collective: flushes, stops the service thread, unmaps. Idempotent. */
 void hcrt__dsm_fini(void);
 int hcrt__dsm_initialized(void);

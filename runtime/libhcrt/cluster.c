@@ -24,16 +24,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/bell.h"
+#include "base/config.h"
+#include "base/kmp_abi.h"
+#include "base/log.h"
+#include "base/stats.h"
 #include "dsm/dsm.h"
-#include "libhcrt/bell.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
-#include "libhcrt/config.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
+#include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
-#include "libhcrt/stats.h"
-#include "libhcrt/trace.h"
 
 #define CMD_MAX_ARGS 64
 #define NSLOTS 4096 /* per-construct DSM words (dynamic loops) */
@@ -253,6 +253,17 @@ void hcrt__cluster_unlock(uint64_t id)
     if (st != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM cluster unlock %#llx failed",
                    (unsigned long long)id);
+}
+
+void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid)
+{
+    uint64_t t0 = hcrt__obs_now();
+
+    __kmpc_barrier(loc, gtid);
+    if (hcrt__dsm_barrier_team(hcrt__cluster_team.local) != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed (%s)",
+                   loc && loc->psource ? loc->psource : "?");
+    HCRT_OBS(hcrt__obs_barrier(t0));
 }
 
 uint32_t hcrt__cluster_next_ws(void)

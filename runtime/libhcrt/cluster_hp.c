@@ -17,14 +17,14 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/config.h"
+#include "base/log.h"
+#include "base/stats.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_sched_int.h"
-#include "libhcrt/config.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
 #include "libhcrt/runtime.h"
-#include "libhcrt/stats.h"
 
 enum { PH_PROBE, PH_RUN, PH_DONE };
 

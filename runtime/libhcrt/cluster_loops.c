@@ -31,14 +31,14 @@
 #include <sched.h>
 #include <time.h>
 
+#include "base/kmp_abi.h"
+#include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
 #include "libhcrt/cluster_sched.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
+#include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
-#include "libhcrt/trace.h"
 
 #define ITER_BITS 40
 #define ITER_MASK ((UINT64_C(1) << ITER_BITS) - 1)

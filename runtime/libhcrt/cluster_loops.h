@@ -9,8 +9,8 @@
 
 #include <stdint.h>
 
+#include "base/kmp_abi.h"
 #include "hcrt/abi.h"
-#include "libhcrt/kmp_abi.h"
 
 /* A dynamic loop carrying the pragma scan's marker chunk: a worksharing loop
  * written without a schedule clause (abi.h, HCRT_SCHED_DEFAULT_CHUNK). */

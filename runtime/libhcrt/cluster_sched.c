@@ -37,11 +37,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_sched.h"
 #include "libhcrt/cluster_sched_int.h"
-#include "libhcrt/log.h"
 #include "libhcrt/runtime.h"
 
 #define ITER_BITS 40 /* a dynamic loop's counter: sequence | next iteration */

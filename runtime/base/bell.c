@@ -22,10 +22,10 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "libhcrt/bell.h"
-#include "libhcrt/config.h"
-#include "libhcrt/core.h"
-#include "libhcrt/log.h"
+#include "base/bell.h"
+#include "base/clock.h"
+#include "base/config.h"
+#include "base/log.h"
 
 #define BELL_ADDRS 8
 #define VERIFY_MS 500 /* start-up: how long to wait for the test bells */

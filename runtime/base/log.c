@@ -12,8 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libhcrt/core.h"
-#include "libhcrt/log.h"
+#include "base/log.h"
 
 int hcrt__log_levels[HCRT_MOD_COUNT] = {
     HCRT_LOG_WARN, HCRT_LOG_WARN, HCRT_LOG_WARN,

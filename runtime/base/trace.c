@@ -7,7 +7,7 @@
  * counts further events as dropped rather than growing without bound. At
  * shutdown every rank renders its events as JSON text with pid = its node
  * id and tid = its thread's track; the head concatenates all ranks' text
- * into one file (observe.c does the gathering).
+ * into one file (libhcrt's obs_report.c does the gathering).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -16,12 +16,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libhcrt/config.h"
-#include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
-#include "libhcrt/runtime.h"
-#include "libhcrt/trace.h"
+#include "base/config.h"
+#include "base/kmp_abi.h"
+#include "base/log.h"
+#include "base/node.h"
+#include "base/proc.h"
+#include "base/trace.h"
 
 typedef struct event {
     uint64_t t0, t1, a, b;
@@ -36,6 +36,8 @@ typedef struct tbuf {
     uint64_t dropped;
     struct tbuf *next;
 } tbuf_t;
+
+int hcrt__trace_on;
 
 static tbuf_t *buffers; /* every thread's buffer, pushed with a CAS */
 static int next_tid;
@@ -53,7 +55,7 @@ void hcrt__trace_init(void)
 /* The calling thread's buffer, made on its first event. */
 static tbuf_t *my_buffer(void)
 {
-    if (HCRT_LIKELY(mine != NULL))
+    if (__builtin_expect(mine != NULL, 1))
         return mine;
     tbuf_t *b = calloc(1, sizeof(*b));
     if (!b)

@@ -12,6 +12,12 @@
 
 typedef void (*hcrt_stats_print_cb)(FILE *out, void *arg);
 
+/* HCRT_STATS, or anything else that needs the counters (HCRT_TRACE): set
+ * by the start-up, cached for hot paths. */
+extern int hcrt__stats_on;
+/* Starts the report's wall clock. */
+void hcrt__stats_init(void);
+
 /* Registers `cb` to print section `title`; call during init only. */
 void hcrt__stats_register(const char *title, hcrt_stats_print_cb cb, void *arg);
 int hcrt__stats_enabled(void);

@@ -2,18 +2,19 @@
  * stats.c - the end-of-run statistics report (HCRT_STATS=1).
  *
  * Modules register one printer per section during init; the head prints all
- * sections at exit, in registration order, under one header. The per-node
- * sections (observe.c, obs_report.c) are added at shutdown, once every
- * rank's figures have reached the head, and print last.
+ * sections at exit, in registration order, under one header. Sections
+ * registered at shutdown (libhcrt's per-node figures, once every rank's
+ * reached the head) print last.
  */
 #include <stdio.h>
 
-#include "libhcrt/config.h"
-#include "libhcrt/core.h"
-#include "libhcrt/log.h"
-#include "libhcrt/runtime.h"
-#include "libhcrt/stats.h"
-#include "libhcrt/trace.h"
+#include "base/clock.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "base/node.h"
+#include "base/proc.h"
+#include "base/stats.h"
+#include "base/trace.h"
 
 #define MAX_SECTIONS 32
 
@@ -32,9 +33,6 @@ static int final_done;
 void hcrt__stats_init(void)
 {
     start_ns = hcrt__now_ns();
-    hcrt__obs_init();
-    /* The trace needs the region timings that HCRT_STATS turns on. */
-    hcrt__stats_on |= hcrt__obs_on;
 }
 
 void hcrt__stats_register(const char *title, hcrt_stats_print_cb cb, void *arg)

@@ -19,13 +19,13 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libhcrt/config.h"
-#include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
-#include "libhcrt/node.h"
-#include "libhcrt/runtime.h"
+#include "base/config.h"
+#include "base/kmp_abi.h"
+#include "base/log.h"
+#include "base/node.h"
+#include "base/proc.h"
 
+static hcrt_node_info_t node;
 static int avail_cores;  /* cores in this rank's cpuset */
 static int team_default; /* the node's default team size */
 static const char *team_source = "libomp default";
@@ -249,8 +249,17 @@ static void pick_threads(const hcrt_node_info_t *info, int rank, int size)
     team_default = omp_get_max_threads();
 }
 
-hcrt_status_t hcrt__node_probe(hcrt_node_info_t *out, int rank)
+void hcrt__node_early(void)
 {
+    if (gethostname(node.host, sizeof(node.host) - 1) != 0)
+        strcpy(node.host, "?");
+}
+
+hcrt_status_t hcrt__node_probe(void)
+{
+    hcrt_node_info_t *out = &node;
+    int rank = hcrt__rank();
+
     out->have_pmix = 0;
     out->local_rank = 0;
     out->local_size = 1;
@@ -266,6 +275,16 @@ hcrt_status_t hcrt__node_probe(hcrt_node_info_t *out, int rank)
                rank, avail_cores, out->cores, out->local_size, out->host,
                team_default, team_source);
     return HCRT_OK;
+}
+
+const hcrt_node_info_t *hcrt__node_info(void)
+{
+    return &node;
+}
+
+const char *hcrt__hostname(void)
+{
+    return node.host;
 }
 
 int hcrt__node_avail_cores(void)

@@ -1,5 +1,5 @@
 /*
- * kmp_abi.h - the parts of LLVM libomp's C ABI that libhcrt calls (internal).
+ * kmp_abi.h - the parts of LLVM libomp's C ABI the runtime calls (internal).
  *
  * Declared here by hand, with hcrt's own types, because nothing in runtime/
  * includes LLVM headers. The signatures are those libomp 19 exports; the

@@ -1,25 +1,25 @@
 /*
- * trace.h - observation hooks of the cluster runtime (internal): the
+ * observe.h - observation hooks of the cluster runtime (internal): the
  * per-node statistics behind HCRT_STATS and the HCRT_TRACE timeline.
  *
  * Other files call the hooks through HCRT_OBS(...), which costs one
  * predictable branch on a global flag when neither HCRT_STATS nor
  * HCRT_TRACE is set. Figures are kept per rank and gathered to the head at
  * shutdown (hcrt__obs_fini, collective), which prints the statistics and
- * writes the one trace file. docs/observability.md describes the output.
+ * writes the one trace file (base/trace.h keeps the events).
+ * docs/observability.md describes the output.
  */
-#ifndef HCRT_TRACE_H
-#define HCRT_TRACE_H
+#ifndef HCRT_OBSERVE_H
+#define HCRT_OBSERVE_H
 
 #include <stdint.h>
 
+#include "base/clock.h"
+#include "base/trace.h"
 #include "hcrt/abi.h"
-#include "libhcrt/core.h"
 
 /* Non-zero when HCRT_STATS or HCRT_TRACE is on (set at init). */
 extern int hcrt__obs_on;
-/* Non-zero when HCRT_TRACE names a file. */
-extern int hcrt__trace_on;
 
 #define HCRT_OBS(call)                                                         \
     do {                                                                       \
@@ -55,36 +55,16 @@ static inline uint64_t hcrt__obs_now(void)
 }
 
 /* ---- life cycle -------------------------------------------------------- */
-/* Reads HCRT_TRACE*; called by hcrt__stats_init on every rank. */
+/* Reads HCRT_STATS and HCRT_TRACE* (every rank, at start-up). */
 void hcrt__obs_init(void);
 /* Every rank, at shutdown while MPI works (collective over the runtime's
  * communicator): gathers statistics and trace events at the head, prints
  * the statistics report there (HCRT_STATS) and writes the trace file. */
 void hcrt__obs_fini(void);
 
-/* ---- between observe.c and trace.c ------------------------------------- */
-typedef enum hcrt_trace_kind {
-    HCRT_TEV_REGION,  /* obj: region descriptor; a: 1 if on the head only */
-    HCRT_TEV_LOOP,    /* obj: ident; a: iterations, b: chunks */
-    HCRT_TEV_BARRIER, /* obj: NULL */
-    HCRT_TEV_DSM      /* counter sample; a: faults, b: bytes fetched */
-} hcrt_trace_kind_t;
+/* ---- between observe.c and obs_report.c -------------------------------- */
+/* This rank's figures as text lines (malloc'd, *len bytes). */
+char *hcrt__obs_text(size_t *len);
+uint64_t hcrt__obs_start_ns(void);
 
-/* Records one event on the calling thread's track (a span [t0, t1], or a
- * counter sample at t0). `obj` must outlive the run. */
-void hcrt__trace_add(hcrt_trace_kind_t kind, const void *obj, uint64_t t0,
-                     uint64_t t1, uint64_t a, uint64_t b);
-/* This rank's events as JSON objects, each followed by ",\n" (malloc'd,
- * *len bytes), timestamps moved by -offset_ns to the head's clock and made
- * relative to the head's `origin_ns`. */
-char *hcrt__trace_render(int64_t offset_ns, uint64_t origin_ns, size_t *len);
-/* The head writes one file from every rank's rendered events. */
-int hcrt__trace_write(const char *path, char *const *parts, const size_t *lens,
-                      int nparts);
-/* Events dropped on this rank (buffers full) and recorded. */
-uint64_t hcrt__trace_dropped(void);
-uint64_t hcrt__trace_count(void);
-/* Reads the trace settings (observe.c's init). */
-void hcrt__trace_init(void);
-
-#endif /* HCRT_TRACE_H */
+#endif /* HCRT_OBSERVE_H */

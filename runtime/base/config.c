@@ -1,7 +1,8 @@
 /*
  * config.c - the one table of HCRT_* settings, parsed once at start-up.
  *
- * Rows come from the modules' settings.def files. A malformed or
+ * Rows come from the modules' settings.def files: base's own here, the
+ * others' as the modules register them (hcrt__config_register). A malformed or
  * out-of-range value is an error naming the variable, the value and what is
  * accepted; an unknown HCRT_* name is a warning naming the closest setting.
  */
@@ -13,33 +14,21 @@
 #include <string.h>
 #include <strings.h>
 
-#include "libhcrt/config.h"
-#include "libhcrt/core.h"
-#include "libhcrt/log.h"
+#include "base/config.h"
+#include "base/log.h"
 
 extern char **environ;
 
-typedef struct setting {
-    const char *name;
-    hcrt_config_type_t type;
-    const char *def;
-    double min, max;
-    const char *choices;
-    const char *help;
-} setting_t;
+typedef hcrt_setting_t setting_t;
 
-static const setting_t table[] = {
-#define HCRT_SETTING(N, T, D, MIN, MAX, C, H)                                  \
-    {N, HCRT_CFG_##T, D, MIN, MAX, C, H},
-#include "dsm/settings.def"
-#include "libhcrt/settings.def"
-#include "sched/settings.def"
-#if __has_include("libhcrt/event/settings.def")
-#include "libhcrt/event/settings.def"
-#endif
+static const setting_t base_rows[] = {
+#define HCRT_SETTING HCRT_SETTING_ROW
+#include "base/settings.def"
 #undef HCRT_SETTING
 };
-#define NSETTINGS (sizeof(table) / sizeof(table[0]))
+
+#define MAX_SETTINGS 256
+#define MAX_TABLES 16
 
 typedef struct value {
     int64_t i; /* BOOL, INT, SIZE, ENUM */
@@ -48,8 +37,65 @@ typedef struct value {
     int from_env;
 } value_t;
 
-static value_t values[NSETTINGS];
+/* The registered rows, in order: pointers into the modules' tables. */
+static const setting_t *table[MAX_SETTINGS];
+static value_t values[MAX_SETTINGS];
+static size_t nsettings;
+static const setting_t *tables[MAX_TABLES];
+static int ntables;
 static int parsed;
+
+static int parse_value(const setting_t *st, const char *text, value_t *out);
+static void report_bad(const setting_t *st, const char *text);
+
+/* Row i's value from the environment (else its default); -1 when bad. */
+static int parse_env(size_t i)
+{
+    const char *env = getenv(table[i]->name);
+
+    if (parse_value(table[i], table[i]->def, &values[i]) < 0)
+        hcrt_fatal(HCRT_MOD_CORE, "internal error: bad default for %s",
+                   table[i]->name);
+    if (!env)
+        return 0;
+    values[i].from_env = 1;
+    if (parse_value(table[i], env, &values[i]) < 0) {
+        report_bad(table[i], env);
+        return -1;
+    }
+    return 0;
+}
+
+static void add_rows(const setting_t *rows, size_t n)
+{
+    for (int t = 0; t < ntables; t++)
+        if (tables[t] == rows)
+            return;
+    if (ntables == MAX_TABLES || nsettings + n > MAX_SETTINGS)
+        hcrt_fatal(HCRT_MOD_CORE, "internal error: more than %d settings",
+                   MAX_SETTINGS);
+    tables[ntables++] = rows;
+    for (size_t k = 0; k < n; k++) {
+        table[nsettings] = &rows[k];
+        if (parsed && parse_env(nsettings) < 0)
+            hcrt_fatal(HCRT_MOD_CORE, "invalid HCRT_* settings (see above); "
+                                      "fix or unset them");
+        nsettings++;
+    }
+}
+
+/* base's rows come first, whoever asks first. */
+static void base_rows_add(void)
+{
+    if (ntables == 0)
+        add_rows(base_rows, sizeof(base_rows) / sizeof(base_rows[0]));
+}
+
+void hcrt__config_register(const hcrt_setting_t *rows, size_t n)
+{
+    base_rows_add();
+    add_rows(rows, n);
+}
 
 static const char *type_name(hcrt_config_type_t t)
 {
@@ -235,9 +281,10 @@ static size_t edit_distance(const char *a, const char *b)
 
 static int find_setting(const char *name, size_t len)
 {
-    for (size_t i = 0; i < NSETTINGS; i++)
-        if (strlen(table[i].name) == len &&
-            strncmp(table[i].name, name, len) == 0)
+    base_rows_add();
+    for (size_t i = 0; i < nsettings; i++)
+        if (strlen(table[i]->name) == len &&
+            strncmp(table[i]->name, name, len) == 0)
             return (int)i;
     return -1;
 }
@@ -254,10 +301,10 @@ static void warn_unknown(const char *var)
         return;
     memcpy(name, var, len);
     name[len] = '\0';
-    for (size_t i = 0; i < NSETTINGS; i++) {
-        size_t d = edit_distance(name, table[i].name);
+    for (size_t i = 0; i < nsettings; i++) {
+        size_t d = edit_distance(name, table[i]->name);
         if (d < best)
-            best = d, closest = table[i].name;
+            best = d, closest = table[i]->name;
     }
     if (closest && best <= 4)
         hcrt_warn(HCRT_MOD_CORE,
@@ -275,21 +322,12 @@ hcrt_status_t hcrt__config_init(void)
 {
     hcrt_status_t status = HCRT_OK;
 
+    base_rows_add();
     if (parsed)
         return HCRT_OK;
-    for (size_t i = 0; i < NSETTINGS; i++) {
-        const char *env = getenv(table[i].name);
-        if (parse_value(&table[i], table[i].def, &values[i]) < 0)
-            hcrt_fatal(HCRT_MOD_CORE, "internal error: bad default for %s",
-                       table[i].name);
-        if (!env)
-            continue;
-        if (parse_value(&table[i], env, &values[i]) < 0) {
-            report_bad(&table[i], env);
+    for (size_t i = 0; i < nsettings; i++)
+        if (parse_env(i) < 0)
             status = HCRT_ERR_INVALID;
-        }
-        values[i].from_env = 1;
-    }
     parsed = (status == HCRT_OK);
     return status;
 }
@@ -303,9 +341,10 @@ void hcrt__config_warn_unknown(void)
 
 void hcrt__config_print(FILE *out)
 {
-    fprintf(out, "hcrt settings (%zu):\n", NSETTINGS);
-    for (size_t i = 0; i < NSETTINGS; i++) {
-        const setting_t *st = &table[i];
+    base_rows_add();
+    fprintf(out, "hcrt settings (%zu):\n", nsettings);
+    for (size_t i = 0; i < nsettings; i++) {
+        const setting_t *st = table[i];
         char bytes[48] = "";
         if (st->type == HCRT_CFG_SIZE)
             snprintf(bytes, sizeof(bytes), " = %" PRId64 " bytes", values[i].i);
@@ -324,13 +363,13 @@ static const value_t *lookup(const char *name, hcrt_config_type_t type)
 
     if (idx < 0)
         hcrt_fatal(HCRT_MOD_CORE, "internal error: no setting named %s", name);
-    if (table[idx].type != type &&
-        !(type == HCRT_CFG_INT && table[idx].type == HCRT_CFG_SIZE))
+    if (table[idx]->type != type &&
+        !(type == HCRT_CFG_INT && table[idx]->type == HCRT_CFG_SIZE))
         hcrt_fatal(HCRT_MOD_CORE, "internal error: %s is a %s setting, not %s",
-                   name, type_name(table[idx].type), type_name(type));
+                   name, type_name(table[idx]->type), type_name(type));
     /* A getter before init still answers, with the default. */
     if (!values[idx].s)
-        parse_value(&table[idx], table[idx].def, &values[idx]);
+        parse_value(table[idx], table[idx]->def, &values[idx]);
     return &values[idx];
 }
 

@@ -12,6 +12,8 @@
 
 #include <stdarg.h>
 
+#include "hcrt/hcrt.h"
+
 typedef enum hcrt_log_module {
     HCRT_MOD_CORE = 0,
     HCRT_MOD_DSM,
@@ -30,6 +32,13 @@ typedef enum hcrt_log_level {
 } hcrt_log_level_t;
 
 extern int hcrt__log_levels[HCRT_MOD_COUNT];
+
+/* Sets the levels from an HCRT_LOG value (an error message when bad). */
+hcrt_status_t hcrt__log_init(const char *spec);
+/* Sets the "rank@host" of every later line (before MPI it is "?@host"). */
+void hcrt__log_set_identity(int rank, const char *host);
+/* Whether MPI can be used to abort the job (set by the start-up). */
+void hcrt__log_set_mpi_up(int up);
 
 void hcrt__log(int module, int level, const char *file, int line,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
