@@ -219,6 +219,8 @@ int hcc_args_parse(hcc_opts_t *o, int argc, char **argv) {
     }
     if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0)
       o->dep_files = 1;
+    if (starts(a, "-save-temps")) /* clang's temps, and hcc's own */
+      o->keep_temps = 1;
     if (starts(a, "-l") || starts(a, "-L") || starts(a, "-Wl,") ||
         starts(a, "-fuse-ld=") || starts(a, "-rtlib=") ||
         starts(a, "-unwindlib=") || starts(a, "-static-lib") ||

@@ -50,7 +50,7 @@ typedef struct hcc_opts {
   int plugin;         /* add the pass plugin (-fno-hcc-pass turns it off) */
   int static_rt;      /* -static-hcrt */
   int cxx_mode;       /* invoked as hcc++ */
-  int keep_temps;     /* HCC_KEEP_TEMPS=1 */
+  int keep_temps;     /* HCC_KEEP_TEMPS=1 or -save-temps */
   int dep_files;      /* -MD/-MMD given */
   const char *output; /* -o */
 
@@ -85,6 +85,16 @@ int hcc_lang_is_cfamily(hcc_lang_t l);
 int hcc_lang_is_cxx(hcc_lang_t l);
 /* Checks every input exists and has a language; prints errors. */
 int hcc_inputs_check(hcc_opts_t *o);
+
+/* headers.c: calls fn(path, text, len, arg) for each user header (not
+ * under /usr, not in a system directory) the source `path` with contents
+ * `text` may include, directly or not, until fn returns nonzero. Returns 1
+ * if fn did, or if the walk met an #include it cannot follow (a macro, a
+ * flag that changes the search); 0 if fn said no for every header. */
+typedef int (*hcc_header_fn)(const char *path, const char *text, size_t len,
+                             void *arg);
+int hcc_headers_walk(const strvec_t *compile_args, const char *path,
+                     const char *text, size_t len, hcc_header_fn fn, void *arg);
 
 /* steps.c: builds and runs (or prints) every step; returns the exit code. */
 int hcc_steps_run(hcc_opts_t *o, const hcc_paths_t *p);

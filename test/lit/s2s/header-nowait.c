@@ -11,3 +11,8 @@
 // KEPT-NOT: orphan.h
 // RUN: FileCheck --check-prefix=CHAIN %s < %t/w/main.c
 // CHAIN: #pragma omp for nowait
+// The driver leaves the chained case to hcc-s2s (the header has a loop it
+// might mark), and marks the other (the header needs s2s too).
+// RUN: %hcc -### -c %S/Inputs/hdr/orphan-chain.c 2>&1 | FileCheck --check-prefix=DRV %s
+// RUN: %hcc -### -c %S/Inputs/hdr/orphan-use.c 2>&1 | FileCheck --check-prefix=DRV %s
+// DRV: hcc-s2s
