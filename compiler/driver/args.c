@@ -93,6 +93,7 @@ static void add_input(hcc_opts_t *o, const char *path, const char *xname) {
   in->path = path;
   in->xname = xname;
   in->object = NULL;
+  in->quiet_triple = 0;
   in->lang = HCC_LANG_NONE;
   if (xname)
     hcc_lang_from_x(xname, &in->lang);
@@ -206,7 +207,7 @@ int hcc_args_parse(hcc_opts_t *o, int argc, char **argv) {
                   "hcc: error: language not recognized: "
                   "'%s' (hcc knows c, c++, cpp-output, "
                   "c++-cpp-output, f95, f95-cpp-input, "
-                  "assembler, assembler-with-cpp)\n",
+                  "assembler, assembler-with-cpp, ir, mlir)\n",
                   xname);
           return -1;
         }

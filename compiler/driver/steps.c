@@ -125,6 +125,12 @@ static const char *compiler_for(ctx_t *c, hcc_lang_t lang) {
 static void add_omp_flags(ctx_t *c, strvec_t *cmd, hcc_lang_t lang) {
   if (lang == HCC_LANG_ASM || lang == HCC_LANG_ASM_CPP)
     return;
+  if (lang == HCC_LANG_IR) { /* no front end: the pass is all it needs */
+    strvec_push(cmd, "-fopenmp");
+    if (c->o->plugin)
+      strvec_pushf(cmd, "-fpass-plugin=%s", c->p->plugin);
+    return;
+  }
   strvec_push(cmd, "-fopenmp");
   strvec_push(cmd, "-fopenmp-targets=" HCC_OFFLOAD_TRIPLE);
   strvec_push(cmd, "--offload-host-only");
@@ -423,7 +429,11 @@ static char *write_overlay(ctx_t *c, const hcc_input_t *in, const char *src) {
   return yaml;
 }
 
+static int compile_mlir(ctx_t *c, hcc_input_t *in, const char *out);
+
 static int compile_one(ctx_t *c, hcc_input_t *in, const char *out) {
+  if (in->lang == HCC_LANG_MLIR)
+    return compile_mlir(c, in, out);
   int rewritten = 0;
   const char *overlay;
   const char *src = run_s2s(c, in, &rewritten, &overlay);
@@ -441,7 +451,9 @@ static int compile_one(ctx_t *c, hcc_input_t *in, const char *out) {
     strvec_push(&cmd, "-Xclang");
     strvec_push(&cmd, overlay ? overlay : write_overlay(c, in, src));
   }
-  if (c->linking && c->o->dep_files)
+  if (in->quiet_triple)
+    strvec_push(&cmd, "-Wno-override-module");
+  if (c->linking && c->o->dep_files && in->lang != HCC_LANG_IR)
     add_link_dep_flags(c, &cmd, in);
   if (c->o->mode == HCC_MODE_PREPROCESS || c->o->mode == HCC_MODE_SYNTAX)
     ; /* -E / -fsyntax-only are in compile_args already */
@@ -465,6 +477,40 @@ static int compile_one(ctx_t *c, hcc_input_t *in, const char *out) {
             "checks\n",
             in->path);
   return rc;
+}
+
+/* MLIR in the omp + llvm dialects: mlir-translate turns it into LLVM IR
+ * (the omp operations into __kmpc_* calls, as flang's are), which then
+ * takes the compile step of any .ll: clang with the pass. -fsyntax-only
+ * only translates; -E has nothing to preprocess. */
+static int compile_mlir(ctx_t *c, hcc_input_t *in, const char *out) {
+  if (c->o->mode == HCC_MODE_PREPROCESS) {
+    fprintf(stderr, "hcc: warning: %s: MLIR input unused with -E/-M\n",
+            in->path);
+    return 0;
+  }
+  int syntax = c->o->mode == HCC_MODE_SYNTAX;
+  size_t len = 0;
+  char *text = read_file(in->path, &len);
+  hcc_input_t ir = {.lang = HCC_LANG_IR};
+  ir.path = syntax ? "/dev/null" : temp_path(c, in->path, ".ll");
+  /* A module without a triple gets clang's: no warning for that. */
+  ir.quiet_triple = !text || !strstr(text, "llvm.target_triple");
+  strvec_t cmd;
+  strvec_init(&cmd);
+  strvec_push(&cmd, c->p->mlir_translate);
+  strvec_push(&cmd, "--mlir-to-llvmir");
+  strvec_push(&cmd, in->path);
+  strvec_push(&cmd, "-o");
+  strvec_push(&cmd, ir.path);
+  int rc = step(c, &cmd, NULL, NULL);
+  strvec_free(&cmd);
+  if (rc != 0 && text)
+    hcc_mlir_explain(c->p->mlir_translate, in->path, text, len);
+  free(text);
+  if (rc != 0 || syntax)
+    return rc;
+  return compile_one(c, &ir, out);
 }
 
 static int needs_compile(hcc_lang_t l) {
