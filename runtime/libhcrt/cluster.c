@@ -34,6 +34,7 @@
 #include "libhcrt/cluster_loops.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
+#include "sched/pool_xchg.h"
 
 #define CMD_MAX_ARGS 64
 #define NSLOTS 4096 /* per-construct DSM words (dynamic loops) */
@@ -392,6 +393,7 @@ void hcrt__cluster_init(void)
     MPI_Comm_dup(comm, &fork_comm);
     MPI_Comm_dup(comm, &reduce_comm);
     MPI_Comm_dup(comm, &sched_comm);
+    hcrt__cl_xchg_init(sched_comm); /* the probe exchanges (sched/) */
     node_default = calloc((size_t)size, sizeof(int));
     if (!node_default)
         hcrt_fatal(HCRT_MOD_CORE, "out of memory at start-up");
@@ -425,11 +427,6 @@ void hcrt__cluster_fini(void)
 MPI_Comm hcrt__cluster_reduce_comm(void)
 {
     return reduce_comm;
-}
-
-MPI_Comm hcrt__cluster_sched_comm(void)
-{
-    return sched_comm;
 }
 
 /* ---- fork / join -----------------------------------------------------------

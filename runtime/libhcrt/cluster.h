@@ -92,8 +92,6 @@ void hcrt__cluster_unlock(uint64_t id);
 
 /* Communicator of the cross-node reduction tree (reduce.c). */
 MPI_Comm hcrt__cluster_reduce_comm(void);
-/* Communicator of the HetProbe probe exchanges (cluster_sched.c). */
-MPI_Comm hcrt__cluster_sched_comm(void);
 /* Reductions of this rank by method: cross-node tree, or under a lock. */
 void hcrt__cluster_reduce_counts(uint64_t *tree, uint64_t *locked);
 

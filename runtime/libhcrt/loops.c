@@ -21,9 +21,9 @@
 #include "base/stats.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
-#include "libhcrt/cluster_sched.h"
 #include "libhcrt/core.h"
 #include "libhcrt/observe.h"
+#include "sched/pool.h"
 
 HCRT_ABI_EXPORT volatile int32_t __hcrt_migrate_pending = 0;
 
