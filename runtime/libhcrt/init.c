@@ -82,7 +82,7 @@ static hcrt_status_t settings_init(void)
                                   "or unset them");
     if (hcrt__log_init(hcrt__config_string("HCRT_LOG")) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "invalid HCRT_LOG (see above)");
-    hcrt__stats_on = hcrt__config_bool("HCRT_STATS");
+    hcrt__stats_on = hcrt__stats_level() != HCRT_STATS_OFF;
     return HCRT_OK;
 }
 
