@@ -378,7 +378,7 @@ static void add_global_areas(void)
     }
 }
 
-static void print_cluster(FILE *out, void *arg);
+static int print_cluster(FILE *out, void *arg);
 
 void hcrt__cluster_init(void)
 {
@@ -710,7 +710,7 @@ void hcrt__cluster_head_exit(int status)
     bcast_cmd(&cmd);
 }
 
-static void print_cluster(FILE *out, void *arg)
+static int print_cluster(FILE *out, void *arg)
 {
     (void)arg;
     fprintf(out,
@@ -743,4 +743,5 @@ static void print_cluster(FILE *out, void *arg)
                         s->cluster, s->head_only);
         }
     }
+    return counters.forks || counters.head_only || tree || locked;
 }

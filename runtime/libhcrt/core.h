@@ -44,8 +44,9 @@ typedef struct hcrt_region_stats {
 
 typedef struct hcrt_kernel_stats {
     const hcrt_kernel_desc_t *desc;
-    uint64_t launches;
-    uint64_t time_ns;
+    uint64_t launches;  /* all, updated atomically */
+    uint64_t offloaded; /* of which a worker node ran */
+    uint64_t time_ns;   /* of the launches run on the head */
 } hcrt_kernel_stats_t;
 
 /* The stats slot of `region`, created on first use. Never NULL. */
@@ -56,6 +57,8 @@ void hcrt__registry_stats_init(void);
 uint32_t hcrt__registry_num_modules(void);
 const hcrt_module_desc_t *hcrt__registry_module(uint32_t i);
 const hcrt_region_desc_t *hcrt__registry_region_by_id(uint64_t id);
+/* Parallel regions forked so far on this rank (counted with HCRT_STATS). */
+uint64_t hcrt__registry_forks(void);
 
 /* --- loops.c, target.c, stack.c, heap.c: their stats sections ----------- */
 void hcrt__loops_stats_init(void);

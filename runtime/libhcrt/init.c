@@ -82,7 +82,7 @@ static hcrt_status_t settings_init(void)
                                   "or unset them");
     if (hcrt__log_init(hcrt__config_string("HCRT_LOG")) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "invalid HCRT_LOG (see above)");
-    hcrt__stats_on = hcrt__config_bool("HCRT_STATS");
+    hcrt__stats_on = hcrt__stats_level() != HCRT_STATS_OFF;
     return HCRT_OK;
 }
 
@@ -314,6 +314,8 @@ HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
     if (!user_main)
         hcrt_fatal(HCRT_MOD_CORE, "internal error: __hcrt_main without main");
     mode = MODE_MAIN;
+    hcrt__node_early(); /* messages about settings name the rank */
+    hcrt__log_set_identity(launcher_rank(), hcrt__hostname());
     hcrt__settings_register();
     cluster_wanted = launcher_size() > 1 && hcrt__config_init() == HCRT_OK &&
                      hcrt__config_bool("HCRT_CLUSTER");

@@ -173,9 +173,13 @@ void hcrt__cl_record(const hcrt__cl_pool_t *p,
     pthread_mutex_unlock(&rec_mu);
 }
 
-static void print_decisions(FILE *out, void *arg)
+static int print_decisions(FILE *out, void *arg)
 {
+    int said = recs != NULL;
+
     (void)arg;
+    for (int k = 0; k < 4; k++)
+        said |= chunk_counts[k] || refill_counts[k];
     fprintf(out,
             "node pools (head): dynamic %" PRIu64 " chunks / %" PRIu64
             " global claims, guided %" PRIu64 " / %" PRIu64
@@ -183,7 +187,7 @@ static void print_decisions(FILE *out, void *arg)
             chunk_counts[0], refill_counts[0], chunk_counts[1],
             refill_counts[1], chunk_counts[2], chunk_counts[3]);
     if (!recs)
-        return;
+        return said;
     fprintf(out, "threshold %.1f us (%s)\n",
             hcrt__cl_sched.hp.threshold.threshold_us,
             hcrt__cl_sched.hp.threshold.source);
@@ -208,6 +212,7 @@ static void print_decisions(FILE *out, void *arg)
         if (r->last)
             fputs(r->last, out);
     }
+    return said;
 }
 
 void hcrt__cl_sched_stats_init(void)
