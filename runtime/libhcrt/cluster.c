@@ -34,6 +34,7 @@
 #include "libhcrt/cluster_loops.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
+#include "libhcrt/task_share.h"
 #include "sched/pool_xchg.h"
 
 #define CMD_MAX_ARGS 64
@@ -49,6 +50,7 @@ typedef struct fork_cmd {
     int32_t sched_kind, sched_chunk; /* the head's run-sched ICV */
     int32_t hint_kind, hint_pct;     /* schedule hint for the team (loops.c) */
     uint32_t payload; /* bytes of head TLS that follow in a second bcast */
+    int32_t tasks;    /* a spread TASKS region (task_share.h) */
     uint64_t region_id;
     hcrt_ident_t *loc; /* same address in every rank (same binary, no ASLR) */
     void *args[CMD_MAX_ARGS];
@@ -75,6 +77,7 @@ static _Thread_local int in_region;
 static volatile int region_active; /* this rank runs a cluster region */
 static int worker_done;            /* the head told this worker to leave */
 static _Thread_local uint32_t ws_seq;
+static _Thread_local int tasks_local; /* a TASKS call kept on the head */
 
 static struct {
     uint64_t forks, head_only, single_local, fork_ns, join_ns;
@@ -220,6 +223,14 @@ static int args_shareable(const hcrt_region_desc_t *region, void **args,
     return 1;
 }
 
+int hcrt__cluster_take_tasks_local(void)
+{
+    int r = tasks_local;
+
+    tasks_local = 0;
+    return r;
+}
+
 void hcrt__cluster_teams(int delta)
 {
     __atomic_fetch_add(&teams_active, delta, __ATOMIC_RELAXED);
@@ -260,7 +271,10 @@ void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid)
 {
     uint64_t t0 = hcrt__obs_now();
 
-    __kmpc_barrier(loc, gtid);
+    if (hcrt__ts_spread) /* and other nodes' tasks until all passed it */
+        hcrt__ts_barrier(loc, gtid);
+    else
+        __kmpc_barrier(loc, gtid);
     if (hcrt__dsm_barrier_team(hcrt__cluster_team.local) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed (%s)",
                    loc && loc->psource ? loc->psource : "?");
@@ -462,7 +476,11 @@ static void cluster_entry(int32_t *gtid, int32_t *btid,
 {
     in_region = 1;
     ws_seq = 0;
+    if (hcrt__ts_spread)
+        hcrt__ts_thread_begin();
     region->tramp(gtid, btid, args);
+    if (hcrt__ts_spread) /* this node's tasks, then other nodes' */
+        hcrt__ts_thread_end(*gtid);
     uint32_t m = __atomic_load_n(&max_ws, __ATOMIC_RELAXED);
     while (ws_seq > m &&
            !__atomic_compare_exchange_n(&max_ws, &m, ws_seq, 1,
@@ -472,16 +490,20 @@ static void cluster_entry(int32_t *gtid, int32_t *btid,
 }
 
 static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
-                       void **args, int total)
+                       void **args, int total, int tasks)
 {
     int32_t gtid = __kmpc_global_thread_num(loc);
 
     team_of(total, &hcrt__cluster_team);
     region_active = 1;
+    if (tasks)
+        hcrt__ts_region_begin();
     HCRT_OBS(hcrt__obs_region_begin(region));
     hcrt__dsm_region_begin(region->id);
     __kmpc_push_num_threads(loc, gtid, hcrt__cluster_team.local);
     __kmpc_fork_call(loc, 2, (kmpc_micro_t)cluster_entry, region, args);
+    if (tasks)
+        hcrt__ts_region_end();
     /* Join: every node's writes reach home before anyone reads them. */
     if (hcrt__dsm_barrier() != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed at the end of a region");
@@ -571,7 +593,8 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
 
     pending_nt = 0;
     if (!main_thread || omp_get_level() != 0 ||
-        region->kind != HCRT_REGION_CLUSTER ||
+        (region->kind != HCRT_REGION_CLUSTER &&
+         region->kind != HCRT_REGION_TASKS) ||
         __atomic_load_n(&teams_active, __ATOMIC_RELAXED) > 0)
         goto local;
     int total = nt > 0 ? nt : hcrt__cluster_max_threads();
@@ -586,7 +609,15 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         goto local;
     }
-    int lslot = local_refresh > 0 ? local_find(region->id) : -1;
+    if (region->kind == HCRT_REGION_TASKS) {
+        cmd.tasks = hcrt__ts_region_decide(region);
+        if (!cmd.tasks) { /* the head alone, with its own team */
+            tasks_local = 1;
+            nt = nt > 0 ? nt : req_total ? req_total : node_default[0];
+            goto local;
+        }
+    }
+    int lslot = local_refresh > 0 && !cmd.tasks ? local_find(region->id) : -1;
     if (lslot >= 0 && local_tab[lslot].used && local_tab[lslot].ok) {
         if (++local_tab[lslot].since < (uint32_t)local_refresh) {
             __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
@@ -616,10 +647,12 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         bcast_tls(&cmd, args);
     uint64_t t1 = hcrt__now_ns();
     __atomic_fetch_add(&st->cluster, 1, __ATOMIC_RELAXED);
-    run_region(loc, region, args, total);
+    run_region(loc, region, args, total, cmd.tasks);
     counters.forks++;
     counters.fork_ns += t1 - t0;
     counters.join_ns += hcrt__now_ns() - t1;
+    if (cmd.tasks)
+        hcrt__ts_region_done(region, 1, hcrt__now_ns() - t0);
     if (lslot >= 0) {
         local_tab[lslot].id = region->id, local_tab[lslot].used = 1;
         local_tab[lslot].ok =
@@ -678,7 +711,7 @@ int hcrt__cluster_worker_loop(void)
             hcrt_fatal(HCRT_MOD_CORE, "DSM acquire failed at a fork");
         omp_set_schedule(cmd.sched_kind, cmd.sched_chunk);
         hcrt__loops_set_region_hint(cmd.hint_kind, cmd.hint_pct);
-        run_region(cmd.loc, region, cmd.args, cmd.total);
+        run_region(cmd.loc, region, cmd.args, cmd.total, cmd.tasks);
         counters.forks++;
     }
 }

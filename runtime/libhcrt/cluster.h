@@ -49,6 +49,9 @@ void hcrt__cluster_set_main_thread(void);
 void hcrt__cluster_teams(int delta);
 /* Takes back a deferred num_threads (for a fork that stays local). */
 int32_t hcrt__cluster_take_push(void);
+/* The last hcrt__cluster_fork kept a TASKS region on the head by decision
+ * (fork.c times the call for task_share.h); cleared by the call. */
+int hcrt__cluster_take_tasks_local(void);
 
 /* Start-up (init.c), every rank, after MPI. The binary check runs for every
  * job of more than one rank started by __hcrt_main; init brings the DSM up
@@ -67,7 +70,8 @@ void hcrt__cluster_head_exit(int status);
 void hcrt__cluster_fini(void);
 
 /* fork.c: tries to run `region` on every node. Returns 0 when the region
- * must run locally (head region, nested, unsupported) and 1 when done. */
+ * must run locally (head region, nested, unsupported, a TASKS region whose
+ * tasks do not pay across nodes) and 1 when done. */
 int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                        void **args, hcrt_region_stats_t *st);
 

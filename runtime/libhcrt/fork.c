@@ -12,6 +12,7 @@
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
 #include "libhcrt/observe.h"
+#include "libhcrt/task_share.h"
 
 static void region_entry(int32_t *gtid, int32_t *btid,
                          const hcrt_region_desc_t *region, void **args)
@@ -44,7 +45,7 @@ HCRT_ABI_EXPORT void __hcrt_fork(hcrt_ident_t *loc,
                                  const hcrt_region_desc_t *region, void **args)
 {
     hcrt_region_stats_t *st = region_begin(loc, region);
-    uint64_t t0 = hcrt__stats_on ? hcrt__now_ns() : 0;
+    uint64_t t0 = hcrt__stats_on || hcrt__cluster_on ? hcrt__now_ns() : 0;
 
     if (HCRT_UNLIKELY(hcrt__cluster_on) &&
         hcrt__cluster_fork(loc, region, args, st)) {
@@ -53,6 +54,8 @@ HCRT_ABI_EXPORT void __hcrt_fork(hcrt_ident_t *loc,
         return;
     }
     __kmpc_fork_call(loc, 2, (kmpc_micro_t)region_entry, region, args);
+    if (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_take_tasks_local())
+        hcrt__ts_region_done(region, 0, hcrt__now_ns() - t0);
     if (hcrt__stats_on)
         region_time(st, t0);
 }
