@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# run.sh [--env K=V]... [-I DIR]... [--libs "..."] [--stats RE] SRC WORKDIR
+# run.sh [--env K=V]... [-I DIR]... [--libs "..."] [--stats RE]
+#        [--nthreads-tail ,A,B] SRC WORKDIR
 #
 # The end-to-end check of cluster execution (HCRT_CLUSTER=1): builds SRC
 # with the plain LLVM 19 OpenMP compiler (the reference) and with hcc, runs
@@ -7,16 +8,19 @@
 # threads per rank, and requires each run to print exactly what the
 # reference prints with as many threads as the whole cluster team has
 # (np x threads). At 2 and 4 ranks the run's HCRT_STATS table must show
-# regions that really ran on every node.
+# regions that really ran on every node. --nthreads-tail makes
+# OMP_NUM_THREADS a list: the hcc run's first element is the threads per
+# rank, the reference's np x threads, the rest (nested levels) as given.
 # Environment (from the RUN line): HCC CLANG MPIRUN.
 set -u
-envs=() incs=() libs="" stats_re=""
+envs=() incs=() libs="" stats_re="" nt_tail=""
 while [ $# -gt 2 ]; do
     case $1 in
     --env) envs+=("$2"); shift ;;
     -I) incs+=(-I "$(realpath "$2")"); shift ;;
     --libs) libs=$2; shift ;;
     --stats) stats_re=$2; shift ;; # the statistics must also match RE
+    --nthreads-tail) nt_tail=$2; shift ;;
 
     *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
@@ -54,12 +58,12 @@ for np in 1 2 4; do
     for t in 1 2; do
         total=$((np * t))
         if [ ! -f "ref.$total" ]; then
-            env "${envs[@]}" OMP_NUM_THREADS=$total timeout -k 5 120 ./ref \
+            env "${envs[@]}" OMP_NUM_THREADS=$total$nt_tail timeout -k 5 120 ./ref \
                 >"ref.$total" 2>"ref.$total.err" || fail "reference failed at $total threads"
             [ -s "ref.$total" ] || fail "the reference printed nothing"
         fi
         out=run.$np.$t
-        env "${envs[@]}" HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=$t \
+        env "${envs[@]}" HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=$t$nt_tail \
             $MPIRUN "${xs[@]}" -np $np ./hcc >"$out" 2>"$out.err"
         rc=$?
         [ $rc = 0 ] || { cat "$out" "$out.err" >&2; fail "mpirun -np $np at $t threads exited with $rc"; }
