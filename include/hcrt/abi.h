@@ -545,6 +545,7 @@ HCRT_ABI_EXPORT void __hcrt_push_mapper_component(void *handle, void *base,
     X(set_schedule) X(get_schedule) X(get_wtime) X(get_wtick)                \
     X(in_final) X(get_cancellation) X(get_proc_bind)                         \
     X(get_num_teams) X(get_team_num)                                         \
+    X(pause_resource) X(pause_resource_all)                                  \
     X(get_num_devices) X(get_device_num) X(get_default_device)               \
     X(set_default_device) X(is_initial_device) X(get_initial_device)         \
     X(init_lock) X(init_lock_with_hint) X(destroy_lock) X(set_lock)          \

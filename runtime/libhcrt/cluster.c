@@ -145,7 +145,7 @@ int hcrt__cluster_max_threads(void)
 
 void hcrt__cluster_set_num_threads(int n)
 {
-    if (n > 0)
+    if (n >= 0) /* 0: back to the nodes' default teams */
         req_total = n;
 }
 
@@ -603,6 +603,7 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         region->nargs < 0 || !args_shareable(region, args, &cmd)) {
         __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+        nt = total; /* the team the program asked for, on the head */
         goto local;
     }
     int lslot = local_refresh > 0 ? local_find(region->id) : -1;

@@ -176,6 +176,7 @@ double omp_get_wtick(void);
 int omp_in_final(void);
 int omp_get_cancellation(void);
 hcrt_omp_proc_bind_t omp_get_proc_bind(void);
+int __kmpc_pause_resource(int kind); /* libomp's host only */
 int omp_get_num_teams(void);
 int omp_get_team_num(void);
 int omp_get_default_device(void);

@@ -65,8 +65,8 @@ HCRT_ABI_EXPORT int __hcrt_omp_get_max_threads(void)
 
 HCRT_ABI_EXPORT void __hcrt_omp_set_num_threads(int n)
 {
-    if (CLUSTER && omp_get_level() == 0)
-        hcrt__cluster_set_num_threads(n);
+    if (CLUSTER && omp_get_level() == 0 && !hcrt__cluster_inside())
+        hcrt__cluster_set_num_threads(n > 0 ? n : 1); /* as libomp does */
     omp_set_num_threads(n);
 }
 
@@ -163,6 +163,33 @@ HCRT_ABI_EXPORT int __hcrt_omp_get_device_num(void)
 HCRT_ABI_EXPORT int __hcrt_omp_is_initial_device(void)
 {
     return hcrt__offload_cur_device() < 0;
+}
+
+/* hcrt numbers the devices (the host is num_devices); libomp's own
+ * omp_pause_resource knows only its numbering and would take the host for a
+ * libomptarget device. A worker device keeps its threads for the cluster
+ * regions it serves, which the spec allows: pausing it succeeds. */
+static int pause_host(int kind)
+{
+    int rc = __kmpc_pause_resource(kind);
+
+    /* A hard pause gives the ICVs their initial values again, also the
+     * cluster's nthreads-var (omp_set_num_threads on the head). */
+    if (rc == 0 && kind >= 2 && CLUSTER)
+        hcrt__cluster_set_num_threads(0);
+    return rc;
+}
+
+HCRT_ABI_EXPORT int __hcrt_omp_pause_resource(int kind, int dev)
+{
+    if (dev == hcrt__num_devices())
+        return pause_host(kind);
+    return dev >= 0 && dev < hcrt__num_devices() ? 0 : 1;
+}
+
+HCRT_ABI_EXPORT int __hcrt_omp_pause_resource_all(int kind)
+{
+    return pause_host(kind);
 }
 
 /* ---- locks --------------------------------------------------------------- */
