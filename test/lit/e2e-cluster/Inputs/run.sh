@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # run.sh [--env K=V]... [-I DIR]... [--libs "..."] [--stats RE]
-#        [--nthreads-tail ,A,B] SRC WORKDIR
+#        [--nthreads-tail ,A,B] [--src FILE]... [--lib FILE]... SRC WORKDIR
 #
 # The end-to-end check of cluster execution (HCRT_CLUSTER=1): builds SRC
 # with the plain LLVM 19 OpenMP compiler (the reference) and with hcc, runs
@@ -11,9 +11,12 @@
 # regions that really ran on every node. --nthreads-tail makes
 # OMP_NUM_THREADS a list: the hcc run's first element is the threads per
 # rank, the reference's np x threads, the rest (nested levels) as given.
+# --src adds a separately compiled file to the program, --lib one that is
+# compiled into a static library linked after it (each by the compiler of
+# its language, the reference's or hcc's).
 # Environment (from the RUN line): HCC CLANG MPIRUN.
 set -u
-envs=() incs=() libs="" stats_re="" nt_tail=""
+envs=() incs=() libs="" stats_re="" nt_tail="" srcs=() libsrcs=()
 while [ $# -gt 2 ]; do
     case $1 in
     --env) envs+=("$2"); shift ;;
@@ -21,6 +24,8 @@ while [ $# -gt 2 ]; do
     --libs) libs=$2; shift ;;
     --stats) stats_re=$2; shift ;; # the statistics must also match RE
     --nthreads-tail) nt_tail=$2; shift ;;
+    --src) srcs+=("$(realpath "$2")"); shift ;;
+    --lib) libsrcs+=("$(realpath "$2")"); shift ;;
 
     *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
@@ -45,12 +50,31 @@ fail() {
     exit 1
 }
 
-cc=$CLANG hcc=$HCC
-case $src in
-*.cpp) cc=${CLANG%clang*}clang++${CLANG##*clang} hcc=$HCC++ ;; # C++ drivers
-esac
-"$cc" -fopenmp -O2 "${incs[@]}" "$src" -o ref -lm $libs || fail "reference compile failed"
-"$hcc" -fopenmp -O2 "${incs[@]}" "$src" -o hcc -lm $libs || fail "hcc compile failed"
+# The driver for FILE: the reference's (ref) or hcc's, C or C++.
+driver() {
+    case $2 in
+    *.cpp) [ "$1" = ref ] && echo "${CLANG%clang*}clang++${CLANG##*clang}" || echo "$HCC++" ;;
+    *) [ "$1" = ref ] && echo "$CLANG" || echo "$HCC" ;;
+    esac
+}
+
+# build ref|hcc: the program, its extra files and its static library.
+build() {
+    local objs=() lib=() i=0 f
+    for f in "${srcs[@]}" "${libsrcs[@]}"; do
+        i=$((i + 1))
+        "$(driver "$1" "$f")" -fopenmp -O2 "${incs[@]}" -c "$f" -o "$1.$i.o" || return 1
+        objs+=("$1.$i.o")
+    done
+    if [ ${#libsrcs[@]} -gt 0 ]; then
+        ar rcs "lib$1.a" "${objs[@]:${#srcs[@]}}" || return 1
+        lib=("lib$1.a")
+    fi
+    "$(driver "$1" "$src")" -fopenmp -O2 "${incs[@]}" "$src" "${objs[@]:0:${#srcs[@]}}" \
+        "${lib[@]}" -o "$1" -lm $libs
+}
+build ref || fail "reference compile failed"
+build hcc || fail "hcc compile failed"
 
 xs=(-x HCRT_CLUSTER -x OMP_NUM_THREADS -x HCRT_STATS)
 for kv in "${envs[@]}"; do xs+=(-x "${kv%%=*}"); done
