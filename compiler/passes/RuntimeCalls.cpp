@@ -178,7 +178,16 @@ std::string hcrtTwin(StringRef Name) {
   Rest = Name;
   if (Rest.consume_front("omp_") && Api.contains(Rest))
     return ("__hcrt_omp_" + Rest).str();
+  if (isGuardName(Name))
+    return ("__hcrt" + Name.drop_front(1)).str(); /* __hcrt_cxa_guard_* */
   return "";
+}
+
+// The C++ guards of function-local statics: one protocol for every access
+// to a guard, so renamed in head-only code too.
+bool isGuardName(StringRef N) {
+  return N == "__cxa_guard_acquire" || N == "__cxa_guard_release" ||
+         N == "__cxa_guard_abort";
 }
 
 // Runtime entry points that need no cluster semantics: they only touch
@@ -250,7 +259,8 @@ bool renameCalls(Module &M, const SetVector<Function *> &HeadOnly) {
         hcrtTwin(F->getName()), F->getFunctionType(), F->getAttributes());
     for (Use &U : make_early_inc_range(F->uses())) {
       auto *I = dyn_cast<Instruction>(U.getUser());
-      if (I && (HeadOnly.contains(I->getFunction()) || pushForLibompFork(*I)))
+      if (I && !isGuardName(F->getName()) &&
+          (HeadOnly.contains(I->getFunction()) || pushForLibompFork(*I)))
         continue;
       U.set(New.getCallee());
       Changed = true;

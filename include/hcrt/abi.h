@@ -398,6 +398,17 @@ HCRT_ABI_EXPORT void __hcrt_cxx_delete_aligned_nothrow(void *p, size_t al,
 HCRT_ABI_EXPORT void __hcrt_cxx_delete_array_aligned_nothrow(void *p, size_t al,
                                                              const void *nt);
 
+/* C++ function-local statics (Itanium guards, `g` the 64-bit guard
+ * variable): the pass renames __cxa_guard_acquire/release/abort to these
+ * and turns the inline fast path's acquire load of the guard's first byte
+ * into __hcrt_cxa_guard_done. In cluster mode a guard in DSM memory is
+ * initialised once for the whole program (libhcrt/guard.c); otherwise they
+ * are the C++ library's. Added in ABI version 1 (additive). */
+HCRT_ABI_EXPORT uint8_t __hcrt_cxa_guard_done(uint64_t *g);
+HCRT_ABI_EXPORT int __hcrt_cxa_guard_acquire(uint64_t *g);
+HCRT_ABI_EXPORT void __hcrt_cxa_guard_release(uint64_t *g);
+HCRT_ABI_EXPORT void __hcrt_cxa_guard_abort(uint64_t *g);
+
 /* Storage for stack variables whose address may reach a parallel region.
  * A frame calls __hcrt_stack_save() on entry, __hcrt_stack_alloc() for each
  * such variable (VLAs and dynamic allocas included), and
