@@ -357,6 +357,40 @@ static int unsupported(const hcrt__ofl_map_t *m, int32_t n, void **mappers,
     return 1;
 }
 
+/* A `declare target link` variable: clang maps it from its reference
+ * pointer (a global holding the variable's host address) and does not pass
+ * it as a kernel parameter, and the host fallback that runs on a node names
+ * the variable itself: that node's own global, which never received the
+ * mapped value. Its device is therefore the head: kernels using one run
+ * there, and data constructs leave such entries to the host. */
+static int is_link(const hcrt__ofl_map_t *m)
+{
+    return !(m->type & HCRT_OFL_MAP_TARGET_PARAM) &&
+           (m->type & HCRT_OFL_MAP_PTR_AND_OBJ) && m->size > 0 &&
+           hcrt__ofl_exe_offset(m->base, sizeof(void *)) >= 0 &&
+           *(void **)m->base == m->begin &&
+           hcrt__ofl_exe_offset(m->begin, (size_t)m->size) >= 0;
+}
+
+/* Drops the link entries of `m` (data constructs); returns how many stay. */
+static int32_t drop_links(hcrt__ofl_map_t *m, int32_t n)
+{
+    int32_t k = 0;
+
+    for (int32_t i = 0; i < n; i++)
+        if (!is_link(&m[i]))
+            m[k++] = m[i];
+    return k;
+}
+
+static int any_link(const hcrt__ofl_map_t *m, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (is_link(&m[i]))
+            return 1;
+    return 0;
+}
+
 static hcrt__ofl_map_t *zip_maps(int32_t n, void **bases, void **ptrs,
                                  int64_t *sizes, int64_t *types)
 {
@@ -578,7 +612,8 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
         return 1;
     hcrt__ofl_map_t *m = zip_maps((int32_t)a->num_args, a->arg_base_ptrs,
                                   a->arg_ptrs, a->arg_sizes, a->arg_types);
-    if (unsupported(m, (int32_t)a->num_args, a->arg_mappers,
+    if (any_link(m, (int32_t)a->num_args) ||
+        unsupported(m, (int32_t)a->num_args, a->arg_mappers,
                     (int32_t)a->num_args, k->name)) {
         free(m);
         return 1;
@@ -773,6 +808,7 @@ int hcrt__offload_data(int what, int64_t device_id, int32_t nargs, void **bases,
         free(m);
         return 1;
     }
+    nargs = drop_links(m, nargs); /* (no mapper is left: unsupported) */
     if (what == 3) { /* globals the devices do not map: their own copies */
         int32_t k = 0;
         for (int32_t i = 0; i < nargs; i++) {
