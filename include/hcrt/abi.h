@@ -93,9 +93,15 @@ typedef struct hcrt_kernel_desc {
     int32_t line;
 } hcrt_kernel_desc_t;
 
+/* hcrt_module_desc_t.flags */
+/* The module hands device addresses to host code (use_device_ptr or
+ * use_device_addr: map entries with RETURN_PARAM). Added in ABI version 1
+ * (additive: older modules report 0). */
+#define HCRT_MODULE_DEVICE_ADDR 1u
+
 typedef struct hcrt_module_desc {
     uint32_t abi_version; /* HCRT_ABI_VERSION at compile time */
-    uint32_t flags;
+    uint32_t flags;       /* HCRT_MODULE_* */
     const char *name; /* module identifier (source file name) */
     uint64_t hash;    /* FNV-1a of the module identifier */
     uint32_t nregions;

@@ -332,6 +332,32 @@ static int device_node(int64_t device_id, int free_ok, const char *what)
 /* ---- unsupported forms -----------------------------------------------------
  */
 
+/* A program that hands device addresses to host code (use_device_ptr or
+ * use_device_addr in any module: HCRT_MODULE_DEVICE_ADDR) runs every target
+ * construct on the head. A worker's memory is not addressable from the
+ * head, and such addresses travel on through host code (is_device_ptr,
+ * has_device_addr, pointer comparisons), so one device for the whole run is
+ * what keeps them meaningful: the head, whose device addresses are the host
+ * addresses. Decided once, from the registered modules. */
+static int device_addr_program(void)
+{
+    static int known, yes;
+
+    if (__atomic_load_n(&known, __ATOMIC_ACQUIRE))
+        return yes;
+    int y = 0;
+    for (uint32_t i = 0; i < hcrt__registry_num_modules(); i++)
+        y |= (hcrt__registry_module(i)->flags & HCRT_MODULE_DEVICE_ADDR) != 0;
+    if (y && !__atomic_load_n(&known, __ATOMIC_RELAXED))
+        hcrt_warn(HCRT_MOD_TARGET,
+                  "%s; this program uses them, so every target region runs "
+                  "on the head",
+                  hcrt__ofl_unsupported_str(HCRT_OFL_USE_DEVICE_PTR));
+    yes = y;
+    __atomic_store_n(&known, 1, __ATOMIC_RELEASE);
+    return yes;
+}
+
 static int unsupported(const hcrt__ofl_map_t *m, int32_t n, void **mappers,
                        int32_t nargs, const char *what)
 {
@@ -608,7 +634,7 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
     if (s->rank != 0) /* met on a worker in a cluster region: runs there */
         return 1;
     int node = device_node(device_id, nowait, "a target region");
-    if (node == 0 || atomic_load(&head_regions) > 0)
+    if (node == 0 || atomic_load(&head_regions) > 0 || device_addr_program())
         return 1;
     hcrt__ofl_map_t *m = zip_maps((int32_t)a->num_args, a->arg_base_ptrs,
                                   a->arg_ptrs, a->arg_sizes, a->arg_types);
@@ -787,14 +813,14 @@ int hcrt__offload_data(int what, int64_t device_id, int32_t nargs, void **bases,
     if (s->rank != 0) /* met on a worker in a cluster region: host device */
         return 1;
     int node = device_node(device_id, 0, names[what]);
-    if (node == 0)
+    if (node == 0 || device_addr_program())
         return 1;
     if (what != 3 && has_return_param(nargs, types)) {
         static int warned;
         if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
             hcrt_warn(HCRT_MOD_TARGET,
-                      "%s; target regions inside it run on "
-                      "the head as well",
+                      "%s; the construct runs on the head, and "
+                      "the target regions inside it as well",
                       hcrt__ofl_unsupported_str(HCRT_OFL_USE_DEVICE_PTR));
         if (what == 1)
             atomic_fetch_add(&head_regions, 1);
