@@ -155,6 +155,11 @@ HCRT_ABI_EXPORT void __hcrt_push_proc_bind(hcrt_ident_t *loc, int32_t gtid,
                                            int32_t bind);
 HCRT_ABI_EXPORT void __hcrt_push_num_teams(hcrt_ident_t *loc, int32_t gtid,
                                            int32_t nteams, int32_t nthreads);
+/* thread_limit clause of a target construct (clang calls it in the
+ * construct's task before the kernel launch). Added in ABI version 1
+ * (additive). */
+HCRT_ABI_EXPORT void __hcrt_set_thread_limit(hcrt_ident_t *loc, int32_t gtid,
+                                            int32_t limit);
 HCRT_ABI_EXPORT void __hcrt_serialized_parallel(hcrt_ident_t *loc,
                                                 int32_t gtid);
 HCRT_ABI_EXPORT void __hcrt_end_serialized_parallel(hcrt_ident_t *loc,

@@ -131,6 +131,15 @@ HCRT_ABI_EXPORT void __hcrt_push_num_teams(hcrt_ident_t *loc, int32_t gtid,
     __kmpc_push_num_teams(loc, gtid, nteams, nthreads);
 }
 
+/* thread_limit of a target construct run here (host fallback): the
+ * task's thread-limit-var. A kernel sent to a worker carries the clause
+ * there (offload/ofl_node.c). */
+HCRT_ABI_EXPORT void __hcrt_set_thread_limit(hcrt_ident_t *loc, int32_t gtid,
+                                             int32_t limit)
+{
+    __kmpc_set_thread_limit(loc, gtid, limit);
+}
+
 HCRT_ABI_EXPORT void __hcrt_serialized_parallel(hcrt_ident_t *loc, int32_t gtid)
 {
     __kmpc_serialized_parallel(loc, gtid);

@@ -664,6 +664,7 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
     x->sync = !nowait;
     x->has_kernel = 1;
     x->kh.kernel = k->id;
+    x->kh.thread_limit = (int32_t)a->thread_limit[0];
     pthread_mutex_lock(&s->lock);
     select_env(device_id);
     widen_zero_length(m, (int32_t)a->num_args);
