@@ -102,8 +102,8 @@ typedef struct hcrt_kernel_desc {
 typedef struct hcrt_module_desc {
     uint32_t abi_version; /* HCRT_ABI_VERSION at compile time */
     uint32_t flags;       /* HCRT_MODULE_* */
-    const char *name; /* module identifier (source file name) */
-    uint64_t hash;    /* FNV-1a of the module identifier */
+    const char *name;     /* module identifier (source file name) */
+    uint64_t hash;        /* FNV-1a of the module identifier */
     uint32_t nregions;
     uint32_t nkernels;
     const hcrt_region_desc_t *regions;
@@ -159,7 +159,7 @@ HCRT_ABI_EXPORT void __hcrt_push_num_teams(hcrt_ident_t *loc, int32_t gtid,
  * construct's task before the kernel launch). Added in ABI version 1
  * (additive). */
 HCRT_ABI_EXPORT void __hcrt_set_thread_limit(hcrt_ident_t *loc, int32_t gtid,
-                                            int32_t limit);
+                                             int32_t limit);
 HCRT_ABI_EXPORT void __hcrt_serialized_parallel(hcrt_ident_t *loc,
                                                 int32_t gtid);
 HCRT_ABI_EXPORT void __hcrt_end_serialized_parallel(hcrt_ident_t *loc,
