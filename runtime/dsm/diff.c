@@ -426,6 +426,10 @@ void hcrt__dsm_drop_page(size_t idx)
 
     if (st == PG_INV || (atomic_load(&dsm.pages[idx].flags) & PF_LIVE))
         return;
+    /* An exempt copy (the globals start valid and exempt everywhere) is
+     * exempt no longer: the page is written by atomics now, and the notice
+     * the home sends goes to the other ranks, not to the writer. */
+    atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_EXEMPT);
     pthread_mutex_lock(&dsm.flush_lock);
     st = take_settled((uint32_t)idx, 1);
     if (st != PG_INV) {

@@ -13,50 +13,57 @@
 #include <stdio.h>
 
 #define MAXT 64
-long count[MAXT] __attribute__((aligned(4096)));
-double dsum[MAXT] __attribute__((aligned(4096)));
+#define REPS 6
+/* A fresh page per round: globals start valid and exempt on every node,
+ * the case where the atomic's writer was not told its copy is stale. */
+long count[REPS][512] __attribute__((aligned(4096)));
+double dsum[REPS][512] __attribute__((aligned(4096)));
 long seen[MAXT][3] __attribute__((aligned(4096)));
 
 int main(void)
 {
     omp_set_max_active_levels(2);
-    for (int rep = 0; rep < 3; rep++) {
+    for (int rep = 0; rep < REPS; rep++) {
 #pragma omp parallel
         {
             int o = omp_get_thread_num();
 #pragma omp for
             for (int i = 0; i < MAXT; i++)
                 seen[i][0] = seen[i][1] = seen[i][2] = -1;
-            long before = count[o]; /* the page is cached from here on */
-            double dbefore = dsum[o];
+            /* a write near the counters first: the run of pages around it
+             * gets writers, and "no longer exempt" notices fly */
+            seen[o][0] = seen[o][1] = seen[o][2] = -2;
+            long before = count[rep][o]; /* the page is cached from here on */
+            double dbefore = dsum[rep][o];
 #pragma omp atomic
-            count[o] += 5;
+            count[rep][o] += 5;
 #pragma omp atomic
-            dsum[o] += 0.5;
-            seen[o][0] = (count[o] - before) + (long)(10 * (dsum[o] - dbefore));
-            before = count[o];
+            dsum[rep][o] += 0.5;
+            seen[o][0] = (count[rep][o] - before) +
+                         (long)(10 * (dsum[rep][o] - dbefore));
+            before = count[rep][o];
 #pragma omp parallel num_threads(2)
             {
 #pragma omp atomic
-                count[o] += 1;
+                count[rep][o] += 1;
             }
-            seen[o][1] = count[o] - before;
-            before = count[o];
+            seen[o][1] = count[rep][o] - before;
+            before = count[rep][o];
             for (int k = 0; k < 3; k++) {
 #pragma omp task
                 {
 #pragma omp atomic
-                    count[o] += 100;
+                    count[rep][o] += 100;
                 }
             }
 #pragma omp taskwait
-            seen[o][2] = count[o] - before;
+            seen[o][2] = count[rep][o] - before;
         }
         int n = omp_get_max_threads(), bad = 0;
         for (int i = 0; i < n && i < MAXT; i++)
             bad += seen[i][0] != 10 || seen[i][1] != 2 || seen[i][2] != 300;
-        printf("rep %d: %d of %d threads missed their own atomic writes\n",
-               rep, bad, n);
+        printf("rep %d: %d of %d threads missed their own atomic writes\n", rep,
+               bad, n);
     }
     return 0;
 }
