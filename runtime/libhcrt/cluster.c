@@ -159,6 +159,11 @@ void hcrt__cluster_push_num_threads(int32_t n)
  * there cannot run on the other nodes. */
 static uintptr_t stack_lo, stack_hi, tls_at;
 
+int hcrt__cluster_is_main_thread(void)
+{
+    return main_thread;
+}
+
 void hcrt__cluster_set_main_thread(void)
 {
     pthread_attr_t a;

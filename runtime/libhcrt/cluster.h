@@ -103,6 +103,10 @@ void hcrt__cluster_icv_capture(hcrt_cluster_icv_t *icv);
 void hcrt__cluster_icv_fork_begin(const hcrt_cluster_icv_t *icv);
 void hcrt__cluster_icv_fork_end(const hcrt_cluster_icv_t *icv);
 void hcrt__cluster_icv_enter(const hcrt_cluster_icv_t *icv);
+/* The head's thread running main (cluster.c). */
+int hcrt__cluster_is_main_thread(void);
+/* After __kmpc_serialized_parallel of parallel if(false) (fork.c). */
+void hcrt__cluster_serial_enter(void);
 /* A region forked by the head's serial code that stays on the head. */
 void hcrt__cluster_fork_local(hcrt_ident_t *loc,
                               const hcrt_region_desc_t *region, void **args);

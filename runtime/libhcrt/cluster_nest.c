@@ -102,6 +102,18 @@ void hcrt__cluster_fork_local(hcrt_ident_t *loc,
     __kmpc_fork_call(loc, 3, (kmpc_micro_t)local_entry, region, args, &icv);
 }
 
+/* parallel if(false) of the head's serial code: the one-thread region's
+ * implicit task inherits nthreads-var in cluster terms too (libomp gives
+ * the serialized region a task of its own, so nothing leaks out). */
+void hcrt__cluster_serial_enter(void)
+{
+    if (hcrt__cluster_inside() || !hcrt__cluster_is_main_thread() ||
+        omp_get_level() != 1)
+        return;
+    hcrt_cluster_icv_t icv = {.nthreads = hcrt__cluster_max_threads()};
+    hcrt__cluster_icv_enter(&icv);
+}
+
 /* ---- regions nested in a cluster region --------------------------------- */
 
 static void nested_entry(int32_t *gtid, int32_t *btid,

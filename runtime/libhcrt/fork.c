@@ -76,6 +76,8 @@ HCRT_ABI_EXPORT void __hcrt_fork_if(hcrt_ident_t *loc,
         (void)hcrt__cluster_take_push(); /* libomp ignores it here too */
     __atomic_fetch_add(&st->serial, 1, __ATOMIC_RELAXED);
     __kmpc_serialized_parallel(loc, gtid);
+    if (HCRT_UNLIKELY(hcrt__cluster_on))
+        hcrt__cluster_serial_enter();
     region->tramp(&gtid, &zero, args);
     __kmpc_end_serialized_parallel(loc, gtid);
     if (hcrt__stats_on)
@@ -143,6 +145,8 @@ HCRT_ABI_EXPORT void __hcrt_set_thread_limit(hcrt_ident_t *loc, int32_t gtid,
 HCRT_ABI_EXPORT void __hcrt_serialized_parallel(hcrt_ident_t *loc, int32_t gtid)
 {
     __kmpc_serialized_parallel(loc, gtid);
+    if (HCRT_UNLIKELY(hcrt__cluster_on)) /* clang's code for if(0) */
+        hcrt__cluster_serial_enter();
 }
 
 HCRT_ABI_EXPORT void __hcrt_end_serialized_parallel(hcrt_ident_t *loc,

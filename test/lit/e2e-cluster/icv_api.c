@@ -236,6 +236,19 @@ int main(void)
                                                   : 1);
     print_region("fewer threads", region());
 
+    /* parallel if(0): a team of one whose task inherits nthreads-var; the
+     * region inside it is the first active level */
+    int inner = 0;
+#pragma omp parallel if (0)
+    {
+        take(&s);
+#pragma omp parallel
+#pragma omp single
+        inner = omp_get_num_threads();
+    }
+    show("if(0)", &s);
+    printf("if(0): a region inside it has %d threads\n", inner);
+
     double t0 = omp_get_wtime(), t1 = omp_get_wtime();
     printf("wtime monotonic %d\n", t1 >= t0);
     host_teams();
