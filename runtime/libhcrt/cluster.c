@@ -456,14 +456,17 @@ int hcrt__cluster_node_threads(int node)
 static void check_team(hcrt_ident_t *loc)
 {
     int n = omp_get_num_threads();
+    char fix[256];
 
     if (HCRT_LIKELY(n == hcrt__cluster_team.local))
         return;
+    snprintf(fix, sizeof fix,
+             "rank %d got %d of its %d threads of the cluster team (set "
+             "OMP_THREAD_LIMIT and KMP_DEVICE_THREAD_LIMIT to at least "
+             "OMP_NUM_THREADS on every rank)",
+             hcrt__rank(), n, hcrt__cluster_team.local);
     hcrt__cluster_unsupported_fix(
-        loc, "a parallel region whose node team libomp could not form",
-        "this node got fewer threads than its share of the cluster team "
-        "(check OMP_THREAD_LIMIT and KMP_DEVICE_THREAD_LIMIT against "
-        "OMP_NUM_THREADS on every rank)");
+        loc, "a parallel region whose node team libomp could not form", fix);
 }
 
 static void cluster_entry(int32_t *gtid, int32_t *btid,
