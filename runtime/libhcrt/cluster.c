@@ -374,6 +374,7 @@ void hcrt__cluster_init(void)
     int size = hcrt__size(), mine = omp_get_max_threads();
 
     add_global_areas();
+    hcrt__mainstack_reserve();
     if (hcrt__dsm_init(comm) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "the DSM could not start (see above)");
     hcrt__cluster_heap_lo = (uintptr_t)hcrt__dsm_base();

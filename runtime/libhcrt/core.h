@@ -29,6 +29,17 @@ static inline void hcrt__runtime_ensure(void)
         hcrt__runtime_lazy_init();
 }
 
+/* --- mainstack.c: main threads on DSM stacks (cluster mode) ------------ */
+/* Before the DSM starts: reserves the stack region (HCRT_STACK_*). */
+void hcrt__mainstack_reserve(void);
+/* The head: runs the user's main on its DSM stack with argv and the
+ * environment copied there (or directly, outside cluster mode). */
+int hcrt__mainstack_run_main(hcrt_main_fn_t fn, int argc, char **argv,
+                             char **envp);
+/* A worker: runs its command loop on its DSM stack, its original stack
+ * protected meanwhile. */
+int hcrt__mainstack_run_worker(int (*loop)(void));
+
 /* --- node.c: facts about this node, recorded for the cluster runtime ---- */
 typedef struct hcrt_node_info {
     int have_pmix;  /* PMIx answered */

@@ -339,9 +339,9 @@ HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
     hcrt__runtime_init(&argc, &argv);
     if (rank == 0) {
         hcrt__cluster_set_main_thread();
-        return user_main(argc, argv, envp);
+        return hcrt__mainstack_run_main(user_main, argc, argv, envp);
     }
     if (hcrt__cluster_on)
-        return hcrt__cluster_worker_loop();
+        return hcrt__mainstack_run_worker(hcrt__cluster_worker_loop);
     return worker_wait_status();
 }
