@@ -70,6 +70,8 @@ size_t hcrt__dsm_usable_size(void *p);
 void *hcrt__dsm_stack_new(size_t size, size_t guard);
 /* Gives a stack back (its memory is released); nothing may run on it. */
 void hcrt__dsm_stack_free(void *lo);
+/* Whether p lies in one of this rank's stacks, and that stack's bounds. */
+int hcrt__dsm_stack_find(const void *p, void **lo, size_t *size);
 /* Bytes of this rank's stack region (0: no stacks reserved). */
 size_t hcrt__dsm_stacks_size(void);
 
@@ -79,6 +81,10 @@ size_t hcrt__dsm_stacks_size(void);
  * `hint` (what to do). At most a few ranges; strings are kept. */
 void hcrt__dsm_fault_name_range(uintptr_t lo, uintptr_t hi, const char *what,
                                 const char *hint);
+
+/* In the child of a fork(): drops the fault handlers (no service thread
+ * serves this process; a miss is then an ordinary segfault). */
+void hcrt__dsm_fork_child(void);
 
 /* ---- consistency ---- */
 /* Release: sends the diffs of every dirty page home and waits for them. */

@@ -157,3 +157,10 @@ void hcrt__dsm_fault_uninstall(void)
         sigaction(SIGBUS, &old_bus, NULL);
     installed = installed_bus = 0;
 }
+
+/* A child of fork() has no service thread: its DSM misses could never be
+ * served, so they fault as they would without the DSM. */
+void hcrt__dsm_fork_child(void)
+{
+    hcrt__dsm_fault_uninstall();
+}

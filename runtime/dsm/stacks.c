@@ -173,6 +173,20 @@ void hcrt__dsm_stack_free(void *lo)
     pthread_mutex_unlock(&st.mu);
 }
 
+int hcrt__dsm_stack_find(const void *p, void **lo, size_t *size)
+{
+    uintptr_t a = (uintptr_t)p;
+    for (size_t i = 0; i < st.nblk && i < MAX_BLOCKS; i++) {
+        uintptr_t l = atomic_load(&st.blk[i].lo);
+        if (l && a >= l && a < l + st.blk[i].size) {
+            *lo = (void *)l;
+            *size = st.blk[i].size;
+            return 1;
+        }
+    }
+    return 0;
+}
+
 /* Async-signal-safe (reads the table without the lock: a report). */
 int hcrt__dsm_stack_guarded(uintptr_t addr, uintptr_t *lo, size_t *size)
 {

@@ -397,6 +397,7 @@ void hcrt__cluster_init(void)
     local_refresh = (int)hcrt__config_int("HCRT_SCHED_LOCAL_REFRESH");
     hcrt__stats_register("cluster", print_cluster, NULL);
     hcrt__cluster_on = 1;
+    hcrt__threads_init(); /* libomp's threads on DSM stacks from now on */
     hcrt_debug(HCRT_MOD_CORE, "cluster mode: %d nodes, %d threads in all", size,
                default_total);
 }

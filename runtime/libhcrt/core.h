@@ -40,6 +40,11 @@ int hcrt__mainstack_run_main(hcrt_main_fn_t fn, int argc, char **argv,
  * protected meanwhile. */
 int hcrt__mainstack_run_worker(int (*loop)(void));
 
+/* --- threads.c: libomp's threads on DSM stacks, fork() off them -------- */
+/* After cluster start-up: decides whether libomp's new threads get DSM
+ * stacks (cluster mode, HCRT_STACK_THREADS). */
+void hcrt__threads_init(void);
+
 /* --- node.c: facts about this node, recorded for the cluster runtime ---- */
 typedef struct hcrt_node_info {
     int have_pmix;  /* PMIx answered */
