@@ -66,8 +66,11 @@ size_t hcrt__dsm_usable_size(void *p);
  * here (never a protocol fault on them); `guard` bytes below the stack
  * are never accessible, so an overflow is reported as such. ---- */
 /* Returns the stack's lowest address (its top is lo + size), NULL when
- * this rank's stack region is full. Thread-safe, not async-signal-safe. */
-void *hcrt__dsm_stack_new(size_t size, size_t guard);
+ * this rank's stack region is full. `who` ("the main thread") and `hint`
+ * (what to raise) word a stack overflow's report; both are kept.
+ * Thread-safe, not async-signal-safe. */
+void *hcrt__dsm_stack_new(size_t size, size_t guard, const char *who,
+                          const char *hint);
 /* Gives a stack back (its memory is released); nothing may run on it. */
 void hcrt__dsm_stack_free(void *lo);
 /* Whether p lies in one of this rank's stacks, and that stack's bounds. */

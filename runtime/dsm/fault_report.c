@@ -218,66 +218,61 @@ static int runtime_name(const char *fn)
            !strncmp(fn, "__kmp", 5);
 }
 
-/* " at file:line (function)" of the first frame of the program (not of
- * the runtime libraries) on the faulting thread's stack; the faulting
- * instruction if none is found. */
-static void put_where(out_t *o, uintptr_t pc)
+/* Puts " at file:line (function)" of code address a (exact: the faulting
+ * instruction, else a return address) if it is the program's, not the
+ * runtime libraries'. Returns 1 when it put something. */
+static int put_frame(out_t *o, uintptr_t a, int exact)
 {
-    void *pcs[NFRAMES];
-    int n = backtrace(pcs, NFRAMES), first = n;
-    for (int i = 0; i < n; i++)
-        if ((uintptr_t)pcs[i] == pc)
-            first = i; /* frames before it are the handler's own */
-    if (first == n) {
-        pcs[0] = (void *)pc;
-        first = 0, n = 1;
-    }
-    char self[40] = "/proc/";
+    Dl_info di;
+    char self[40] = "/proc/", fn[256], loc[512];
     out_t t = {.k = 0};
+    a -= !exact; /* a return address: the call is just before it */
+    if (!dladdr((void *)a, &di) || is_runtime(di.dli_fbase))
+        return 0;
     put_dec(&t, (long)getpid());
     strncat(self, t.b, t.k);
     strcat(self, "/exe");
-    int tries = 0;
-    for (int i = first; i < n && tries < 4; i++) {
-        Dl_info di;
-        uintptr_t a = (uintptr_t)pcs[i] - (i > first); /* inside the call */
-        if (!dladdr((void *)a, &di) || is_runtime(di.dli_fbase))
-            continue;
-        const Elf64_Ehdr *eh = di.dli_fbase;
-        uintptr_t rel = eh && eh->e_type == ET_DYN ? a - (uintptr_t)eh : a;
-        const char *mod = di.dli_fbase == exe_base || !di.dli_fname ||
-                                  di.dli_fname[0] != '/'
-                              ? self
-                              : di.dli_fname;
-        char fn[256], loc[512];
-        tries++;
-        if (symbolize(mod, rel, fn, loc, sizeof fn) != 0) {
-            put(o, " at ");
-            put(o, di.dli_sname ? di.dli_sname : "?");
-            put(o, "+");
-            put_hex(o, rel);
-            put(o, " in ");
-            put(o, mod == self ? "the program" : mod);
-            return;
-        }
-        if (runtime_name(fn))
-            continue; /* the runtime linked statically into the program */
-        put(o, " at ");
-        if (strncmp(loc, "??", 2) != 0) {
-            put(o, loc);
-            put(o, " (");
-            put(o, fn);
-            put(o, ")");
-        } else { /* no debug information */
-            put(o, fn);
-            put(o, "+");
-            put_hex(o, rel);
-            put(o, " in ");
-            put(o, mod == self ? "the program" : mod);
-            put(o, " (compile with -g for file:line)");
-        }
-        return;
+    const Elf64_Ehdr *eh = di.dli_fbase;
+    uintptr_t rel = eh && eh->e_type == ET_DYN ? a - (uintptr_t)eh : a;
+    int exe = di.dli_fbase == exe_base || !di.dli_fname ||
+              di.dli_fname[0] != '/';
+    const char *mod = exe ? self : di.dli_fname;
+    int ok = symbolize(mod, rel, fn, loc, sizeof fn) == 0;
+    if (ok && runtime_name(fn))
+        return 0; /* the runtime linked statically into the program */
+    put(o, " at ");
+    if (ok && strncmp(loc, "??", 2) != 0) {
+        put(o, loc);
+        put(o, " (");
+        put(o, fn);
+        put(o, ")");
+        return 1;
     }
+    put(o, ok ? fn : di.dli_sname ? di.dli_sname : "?"); /* no -g */
+    put(o, "+");
+    put_hex(o, rel);
+    put(o, " in ");
+    put(o, exe ? "the program" : mod);
+    if (ok)
+        put(o, " (compile with -g for file:line)");
+    return 1;
+}
+
+/* " at file:line (function)": the faulting instruction if it is the
+ * program's, else the first frame of the program above it (the fault was
+ * in a runtime function the program called, e.g. an atomic). */
+static void put_where(out_t *o, uintptr_t pc)
+{
+    void *pcs[NFRAMES];
+    if (put_frame(o, pc, 1))
+        return;
+    int n = backtrace(pcs, NFRAMES), first = n;
+    for (int i = 0; i < n && first == n; i++)
+        if ((uintptr_t)pcs[i] == pc)
+            first = i; /* frames before it are the handler's own */
+    for (int i = first + 1, tries = 0; i < n && tries < 4; i++, tries++)
+        if (put_frame(o, (uintptr_t)pcs[i], 0))
+            return;
 }
 
 /* ---- the report ---- */
@@ -304,12 +299,16 @@ static void put_fault(out_t *o, int sig, uintptr_t addr, const char *why,
         put(o, ranges[i].hint);
         return;
     }
-    if (sig == SIGSEGV && hcrt__dsm_stack_guarded(addr, &lo, &size)) {
+    const char *who, *hint;
+    if (sig == SIGSEGV &&
+        hcrt__dsm_stack_guarded(addr, &lo, &size, &who, &hint)) {
         put(o, "stack overflow on rank ");
         put_dec(o, rank);
         put(o, ", host ");
         put(o, host);
-        put(o, ": a thread ran past the end of its ");
+        put(o, ": ");
+        put(o, who);
+        put(o, " ran past the end of its ");
         put_dec(o, (long)(size >> 10));
         put(o, " KiB stack at ");
         put_hex(o, lo);
@@ -317,8 +316,8 @@ static void put_fault(out_t *o, int sig, uintptr_t addr, const char *why,
         put_hex(o, addr);
         put(o, " in the guard below it)");
         put_where(o, pc);
-        put(o, "; raise HCRT_STACK_SIZE (the main thread) or OMP_STACKSIZE "
-               "(OpenMP threads)");
+        put(o, "; ");
+        put(o, hint);
         return;
     }
     put(o, sig == SIGBUS ? "bus error at address "
@@ -343,10 +342,25 @@ static void die_by(int sig)
     sigaction(sig, &dfl, NULL); /* the access repeats and kills */
 }
 
+/* The report being built: a fault while looking for the place (a stack
+ * too broken to unwind) prints what is known so far. */
+static out_t msg;
+static _Atomic int placing;
+
+static void print_msg(const char *tail)
+{
+    put(&msg, tail);
+    msg.b[msg.k++] = '\n';
+    msg.b[msg.k] = 0;
+    hcrt__log_raw(msg.b);
+}
+
 int hcrt__dsm_fault_report(int sig, siginfo_t *si, void *ucv, const char *why)
 {
     int me = (int)gettid(), none = 0;
     if (!atomic_compare_exchange_strong(&reporter, &none, me)) {
+        if (none == me && atomic_exchange(&placing, 0))
+            print_msg(" (place unknown: the stack cannot be unwound)");
         if (none != me) { /* another thread reports: let it finish */
             struct timespec t = {0, 50 * 1000 * 1000};
             for (int i = 0; i < 200; i++)
@@ -356,11 +370,10 @@ int hcrt__dsm_fault_report(int sig, siginfo_t *si, void *ucv, const char *why)
         return 0;
     }
     ucontext_t *uc = ucv;
-    out_t o = {.k = 0};
-    put_fault(&o, sig, (uintptr_t)si->si_addr, why,
+    atomic_store(&placing, 1);
+    put_fault(&msg, sig, (uintptr_t)si->si_addr, why,
               (uintptr_t)uc->uc_mcontext.gregs[REG_RIP]);
-    o.b[o.k++] = '\n';
-    o.b[o.k] = 0;
-    hcrt__log_raw(o.b);
+    if (atomic_exchange(&placing, 0))
+        print_msg("");
     return 1;
 }

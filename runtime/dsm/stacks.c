@@ -41,6 +41,7 @@ typedef struct block {
     _Atomic uintptr_t lo; /* lowest stack address (guard below); 0: free */
     size_t size, guard;   /* bytes */
     size_t first, npages; /* first page of the guard, guard + stack pages */
+    const char *who, *hint; /* for an overflow report */
 } block_t;
 
 static struct {
@@ -134,7 +135,8 @@ static block_t *take(size_t n)
     return b;
 }
 
-void *hcrt__dsm_stack_new(size_t size, size_t guard)
+void *hcrt__dsm_stack_new(size_t size, size_t guard, const char *who,
+                          const char *hint)
 {
     size = (size + DSM_PAGE - 1) & ~(DSM_PAGE - 1);
     guard = (guard + DSM_PAGE - 1) & ~(DSM_PAGE - 1);
@@ -146,6 +148,7 @@ void *hcrt__dsm_stack_new(size_t size, size_t guard)
         /* a reused block keeps its pages: the stack takes the top ones */
         b->guard = (b->npages * DSM_PAGE - size);
         b->size = size;
+        b->who = who, b->hint = hint;
         install(b);
         st.used = 1;
         atomic_store(&b->lo, hcrt__dsm_page_addr(b->first) + b->guard);
@@ -188,13 +191,16 @@ int hcrt__dsm_stack_find(const void *p, void **lo, size_t *size)
 }
 
 /* Async-signal-safe (reads the table without the lock: a report). */
-int hcrt__dsm_stack_guarded(uintptr_t addr, uintptr_t *lo, size_t *size)
+int hcrt__dsm_stack_guarded(uintptr_t addr, uintptr_t *lo, size_t *size,
+                            const char **who, const char **hint)
 {
     for (size_t i = 0; i < st.nblk && i < MAX_BLOCKS; i++) {
         uintptr_t l = atomic_load(&st.blk[i].lo);
         if (l && addr < l && addr >= l - st.blk[i].guard) {
             *lo = l;
             *size = st.blk[i].size;
+            *who = st.blk[i].who;
+            *hint = st.blk[i].hint;
             return 1;
         }
     }

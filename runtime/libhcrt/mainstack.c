@@ -261,7 +261,8 @@ static int run_on(char *lo, char *top, int (*fn)(void *), void *arg,
 
 static char *new_stack(void)
 {
-    char *lo = hcrt__dsm_stack_new(main_size, GUARD);
+    char *lo = hcrt__dsm_stack_new(main_size, GUARD, "the main thread",
+                                   "raise HCRT_STACK_SIZE");
     if (!lo)
         hcrt_fatal(HCRT_MOD_CORE,
                    "no room for the %zu MiB main stack in DSM memory (%zu MiB "

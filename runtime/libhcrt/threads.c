@@ -165,7 +165,8 @@ static int create_on_dsm(pthread_t *t, const pthread_attr_t *attr,
                          void *(*fn)(void *), void *arg)
 {
     size_t size = wanted_size(attr);
-    char *lo = hcrt__dsm_stack_new(size + ALT_SIZE, GUARD);
+    char *lo = hcrt__dsm_stack_new(size + ALT_SIZE, GUARD, "an OpenMP thread",
+                                   "raise OMP_STACKSIZE");
     start_t *s = malloc(sizeof *s);
     pthread_attr_t na;
     if (!lo || !s) {
