@@ -113,15 +113,17 @@ static char **copy_vector(char **v, size_t n, char **top)
     return nv;
 }
 
-/* argv, envp and `environ` into DSM memory below `top`; returns the new
- * top of the usable stack (16-byte aligned), or top when they do not fit
- * in an eighth of the stack (they then stay where they are). */
-static char *copy_args(char *top, int argc, char ***argv, char ***envp)
+/* argv, envp and `environ` (MPI_Init may have replaced the array envp
+ * still points to) into DSM memory below `top`; returns the new top of the
+ * usable stack (16-byte aligned), or top when they do not fit in an eighth
+ * of the stack (they then stay where they are). */
+static char *copy_args(char *top, char ***argv, char ***envp)
 {
-    size_t na, ne;
+    size_t na, ne, np;
+    int same = *envp == environ;
     size_t need = strings_size(*argv, &na) + strings_size(environ, &ne) +
-                  (na + ne + 2) * sizeof(char *) + 64;
-    (void)argc;
+                  (same ? 0 : strings_size(*envp, &np)) +
+                  (na + ne + (same ? 0 : np) + 3) * sizeof(char *) + 64;
     if (need > main_size / 8) {
         hcrt_warn(HCRT_MOD_CORE,
                   "argv and the environment (%zu bytes) are not copied to "
@@ -130,9 +132,9 @@ static char *copy_args(char *top, int argc, char ***argv, char ***envp)
                   need);
         return top;
     }
-    int env_is_envp = *envp == environ;
     char *t = top;
     char **nenv = copy_vector(environ, ne, &t);
+    char **nenvp = same ? nenv : copy_vector(*envp, np, &t);
     char **nargv = copy_vector(*argv, na, &t);
     if (na > 0) {
         char *slash = strrchr(nargv[0], '/');
@@ -140,8 +142,7 @@ static char *copy_args(char *top, int argc, char ***argv, char ***envp)
         program_invocation_short_name = slash ? slash + 1 : nargv[0];
     }
     environ = nenv;
-    if (env_is_envp || !*envp)
-        *envp = nenv;
+    *envp = nenvp;
     *argv = nargv;
     return (char *)((uintptr_t)t & ~(uintptr_t)15);
 }
@@ -296,7 +297,7 @@ int hcrt__mainstack_run_main(hcrt_main_fn_t fn, int argc, char **argv,
     }
     char *lo = new_stack();
     main_call_t c = {fn, argc, argv, envp};
-    char *top = copy_args(lo + main_size, argc, &c.argv, &c.envp);
+    char *top = copy_args(lo + main_size, &c.argv, &c.envp);
     return run_on(lo, top, call_main, &c, 0);
 }
 
