@@ -40,6 +40,9 @@ int hcrt__mainstack_run_main(hcrt_main_fn_t fn, int argc, char **argv,
  * protected meanwhile. */
 int hcrt__mainstack_run_worker(int (*loop)(void));
 
+/* --- stack.c: the arena of escaping stack slots -------------------------- */
+void hcrt__stack_each_chunk(void (*fn)(void *p, size_t len));
+
 /* --- threads.c: libomp's threads on DSM stacks, fork() off them -------- */
 /* After cluster start-up: decides whether libomp's new threads get DSM
  * stacks (cluster mode, HCRT_STACK_THREADS). */

@@ -18,11 +18,13 @@
  *
  * fork(): DSM memory is a shared mapping, so a child forked on a DSM stack
  * would share its stack with the parent and each would overwrite the
- * other's frames. fork() on a DSM stack therefore runs on a private stack,
- * and the child replaces its stack's pages by a private copy taken while
- * the parent waits, before either returns. The child also drops the DSM's
- * fault handlers (it has no service thread): it may use its stack and
- * exec; DSM heap and globals remain the parent's shared memory.
+ * other's frames - and the same holds for the arena of the locals the pass
+ * moved to DSM memory (stack.c). In cluster mode fork() therefore runs on
+ * a private stack, and the child replaces the caller's DSM stack and arena
+ * chunks by private copies taken while the parent waits, before either
+ * returns. The child also drops the DSM's fault handlers (it has no
+ * service thread): it may use its locals and exec; DSM heap and globals
+ * remain the parent's shared memory.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -246,20 +248,22 @@ static struct {
     char stack[FORK_STACK] __attribute__((aligned(16)));
 } fk;
 
-/* Child: the stack [lo, lo+size) becomes private memory holding the bytes
- * the parent's frames had at the fork. */
-static void privatise_stack(void)
+/* Child: [p, p+len) becomes private memory holding the bytes it had at
+ * the fork, from `from` up (below it: zeros). */
+static void privatise(char *p, size_t len, char *from)
 {
-    char *top = fk.lo + fk.size;
-    void *p = mmap(NULL, fk.size, PROT_READ | PROT_WRITE,
+    void *q = mmap(NULL, len, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (p == MAP_FAILED)
+    if (q == MAP_FAILED)
         _exit(127);
-    memcpy((char *)p + (fk.copy_from - fk.lo), fk.copy_from,
-           (size_t)(top - fk.copy_from));
-    if (mremap(p, fk.size, fk.size, MREMAP_MAYMOVE | MREMAP_FIXED, fk.lo) ==
-        MAP_FAILED)
+    memcpy((char *)q + (from - p), from, (size_t)(p + len - from));
+    if (mremap(q, len, len, MREMAP_MAYMOVE | MREMAP_FIXED, p) == MAP_FAILED)
         _exit(127);
+}
+
+static void privatise_chunk(void *p, size_t len)
+{
+    privatise(p, len, p);
 }
 
 static void fork_body(void)
@@ -268,7 +272,9 @@ static void fork_body(void)
     fk.pid = real_fork();
     fk.err = errno;
     if (fk.pid == 0) {
-        privatise_stack();
+        if (fk.lo) /* the parent's frames as they were: it waits */
+            privatise(fk.lo, fk.size, fk.copy_from);
+        hcrt__stack_each_chunk(privatise_chunk);
         hcrt__dsm_fork_child();
         close(fk.pipe[0]);
         (void)!write(fk.pipe[1], &c, 1);
@@ -284,7 +290,7 @@ static void fork_body(void)
     }
 }
 
-static pid_t fork_off_dsm_stack(void *lo, size_t size)
+static pid_t fork_privately(void *lo, size_t size)
 {
     volatile char here = 0;
     pthread_mutex_lock(&fork_mu);
@@ -315,11 +321,12 @@ static pid_t fork_off_dsm_stack(void *lo, size_t size)
 HCRT_EXPORT pid_t fork(void)
 {
     volatile char here = 0;
-    void *lo;
-    size_t size;
+    void *lo = NULL;
+    size_t size = 0;
     if (HCRT_UNLIKELY(!__atomic_load_n(&real_create, __ATOMIC_ACQUIRE)))
         resolve();
-    if (!hcrt__cluster_on || !hcrt__dsm_stack_find((void *)&here, &lo, &size))
+    if (!hcrt__cluster_on)
         return real_fork();
-    return fork_off_dsm_stack(lo, size);
+    hcrt__dsm_stack_find((void *)&here, &lo, &size);
+    return fork_privately(lo, size);
 }
