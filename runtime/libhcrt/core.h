@@ -30,6 +30,8 @@ static inline void hcrt__runtime_ensure(void)
 }
 
 /* --- mainstack.c: main threads on DSM stacks (cluster mode) ------------ */
+/* Before MPI and libomp start, in a cluster job: settings libomp must see. */
+void hcrt__mainstack_prepare(void);
 /* Before the DSM starts: reserves the stack region (HCRT_STACK_*). */
 void hcrt__mainstack_reserve(void);
 /* The head: runs the user's main on its DSM stack with argv and the

@@ -44,6 +44,7 @@
 #include "libhcrt/config.h"
 #include "libhcrt/core.h"
 #include "libhcrt/log.h"
+#include "libhcrt/runtime.h"
 
 #define MIB ((size_t)1 << 20)
 #define GUARD MIB                 /* below every DSM stack */
@@ -57,6 +58,22 @@
 extern char **environ;
 
 static size_t main_size; /* bytes of each main thread's DSM stack */
+static char gtid_mode_was[16]; /* a KMP_GTID_MODE we had to override */
+
+/* libomp finds a thread's id by its stack address when KMP_GTID_MODE is 0
+ * (for few threads) or 1: the main thread's window would then span from
+ * its original stack down to its DSM stack, over other threads' stacks,
+ * and libomp aborts or confuses threads. Its default on Linux (3, thread-
+ * local storage) does not look at stacks; so does 2. Before libomp reads
+ * the environment (its first use). */
+void hcrt__mainstack_prepare(void)
+{
+    const char *m = getenv("KMP_GTID_MODE");
+    if (m && *m && atoi(m) < 2) {
+        snprintf(gtid_mode_was, sizeof gtid_mode_was, "%s", m);
+        setenv("KMP_GTID_MODE", "3", 1);
+    }
+}
 
 /* HCRT_STACK_SIZE, or the ordinary stack's limit (RLIMIT_STACK) capped at
  * 1 GiB, 64 MiB when unlimited. */
@@ -76,6 +93,13 @@ static size_t stack_size(void)
 
 void hcrt__mainstack_reserve(void)
 {
+    if (gtid_mode_was[0] && hcrt__rank() == 0)
+        hcrt_warn(HCRT_MOD_CORE,
+                  "KMP_GTID_MODE=%s makes libomp tell threads apart by their "
+                  "stack addresses, which fails with stacks in DSM memory "
+                  "(cluster mode): using KMP_GTID_MODE=3 (thread-local "
+                  "storage, libomp's default)",
+                  gtid_mode_was);
     main_size = stack_size();
     size_t threads = hcrt__config_bool("HCRT_STACK_THREADS") ? THREAD_BUDGET : 0;
     hcrt__dsm_stacks_reserve(main_size + GUARD + threads);

@@ -4,8 +4,13 @@
 // its OpenMP threads, a worker's main thread and a worker's OpenMP threads;
 // all run on DSM stacks homed on their rank (HCRT_STACK_THREADS), so every
 // read sees the publisher's values (before, the readers on other nodes read
-// their own stack at that address: "bad" was non-zero).
+// their own stack at that address: "bad" was non-zero). Again over the
+// message path (the pages of a stack travel as between hosts), and with
+// KMP_GTID_MODE=1, which makes libomp find threads by stack address (it
+// aborted; hcrt now overrides it with a warning).
 // RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh %s %t
+// RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh --env HCRT_DSM_SHM=0 --threads 2 %s %t.msg
+// RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh --env KMP_GTID_MODE=1 --threads 2 %s %t.gtid
 #include <omp.h>
 #include <stdio.h>
 
