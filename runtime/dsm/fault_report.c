@@ -166,8 +166,8 @@ static int symbolize(const char *module, uintptr_t addr, char *fn, char *loc,
         return -1;
     strncat(obj, module, sizeof obj - 7);
     char *const av_llvm[] = {(char *)llvm, obj, hex, NULL};
-    char *const av_bin[] = {(char *)binutils, "-f", "-e", (char *)module, hex,
-                            NULL};
+    char *const av_bin[] = {(char *)binutils, "-f", "-e",
+                            (char *)module,   hex,  NULL};
     char *const envp[] = {NULL};
     int p[2];
     if (pipe(p) != 0)
@@ -234,8 +234,8 @@ static int put_frame(out_t *o, uintptr_t a, int exact)
     strcat(self, "/exe");
     const Elf64_Ehdr *eh = di.dli_fbase;
     uintptr_t rel = eh && eh->e_type == ET_DYN ? a - (uintptr_t)eh : a;
-    int exe = di.dli_fbase == exe_base || !di.dli_fname ||
-              di.dli_fname[0] != '/';
+    int exe =
+        di.dli_fbase == exe_base || !di.dli_fname || di.dli_fname[0] != '/';
     const char *mod = exe ? self : di.dli_fname;
     int ok = symbolize(mod, rel, fn, loc, sizeof fn) == 0;
     if (ok && runtime_name(fn))

@@ -38,20 +38,20 @@
 #define MAX_BLOCKS 512
 
 typedef struct block {
-    _Atomic uintptr_t lo; /* lowest stack address (guard below); 0: free */
-    size_t size, guard;   /* bytes */
-    size_t first, npages; /* first page of the guard, guard + stack pages */
+    _Atomic uintptr_t lo;   /* lowest stack address (guard below); 0: free */
+    size_t size, guard;     /* bytes */
+    size_t first, npages;   /* first page of the guard, guard + stack pages */
     const char *who, *hint; /* for an overflow report */
 } block_t;
 
 static struct {
     pthread_mutex_t mu;
-    size_t want;      /* bytes asked for before init (this rank) */
-    size_t lo, hi;    /* this rank's region [lo, hi), page indices */
-    size_t bump;      /* never-used pages start here */
-    int used;         /* a stack was handed out: keep the region mapped */
+    size_t want;   /* bytes asked for before init (this rank) */
+    size_t lo, hi; /* this rank's region [lo, hi), page indices */
+    size_t bump;   /* never-used pages start here */
+    int used;      /* a stack was handed out: keep the region mapped */
     block_t blk[MAX_BLOCKS];
-    size_t nblk;      /* entries of blk in use (live or free) */
+    size_t nblk; /* entries of blk in use (live or free) */
 } st = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
 void hcrt__dsm_stacks_reserve(size_t bytes)

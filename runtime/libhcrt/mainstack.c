@@ -47,7 +47,7 @@
 #include "libhcrt/runtime.h"
 
 #define MIB ((size_t)1 << 20)
-#define GUARD MIB                 /* below every DSM stack */
+#define GUARD MIB                  /* below every DSM stack */
 #define THREAD_BUDGET (1024 * MIB) /* for libomp's threads (threads.c) */
 #define SWITCH_MARGIN 4096 /* of the original stack left below the switch */
 /* With HCRT_STACK_HEAD=0 the head's main starts this far below the frames
@@ -57,7 +57,7 @@
 
 extern char **environ;
 
-static size_t main_size; /* bytes of each main thread's DSM stack */
+static size_t main_size;       /* bytes of each main thread's DSM stack */
 static char gtid_mode_was[16]; /* a KMP_GTID_MODE we had to override */
 
 /* libomp finds a thread's id by its stack address when KMP_GTID_MODE is 0
@@ -101,7 +101,8 @@ void hcrt__mainstack_reserve(void)
                   "storage, libomp's default)",
                   gtid_mode_was);
     main_size = stack_size();
-    size_t threads = hcrt__config_bool("HCRT_STACK_THREADS") ? THREAD_BUDGET : 0;
+    size_t threads =
+        hcrt__config_bool("HCRT_STACK_THREADS") ? THREAD_BUDGET : 0;
     hcrt__dsm_stacks_reserve(main_size + GUARD + threads);
 }
 
@@ -174,7 +175,7 @@ static char *copy_args(char *top, char ***argv, char ***envp)
 /* ---- the original stack of a worker ---- */
 
 static struct {
-    uintptr_t lo, hi;         /* protected part of the [stack] mapping */
+    uintptr_t lo, hi;           /* protected part of the [stack] mapping */
     uintptr_t fill_lo, fill_hi; /* PROT_NONE mapping that blocks growth */
 } orig;
 
@@ -267,8 +268,7 @@ static void on_dsm_stack(void)
 }
 
 /* Runs fn(arg) on the DSM stack [lo, top) and returns its result. */
-static int run_on(char *lo, char *top, int (*fn)(void *), void *arg,
-                  int worker)
+static int run_on(char *lo, char *top, int (*fn)(void *), void *arg, int worker)
 {
     volatile char here = 0; /* the lowest frame in use: swapcontext's */
     run.fn = fn, run.arg = arg, run.worker = worker;

@@ -44,7 +44,7 @@
 
 #define HCRT_EXPORT __attribute__((visibility("default")))
 #define GUARD ((size_t)1 << 20)
-#define ALT_SIZE ((size_t)64 << 10) /* alternate signal stack */
+#define ALT_SIZE ((size_t)64 << 10)  /* alternate signal stack */
 #define TLS_ROOM ((size_t)256 << 10) /* glibc puts TLS at a stack's top */
 #define MAX_LIVE 1024
 
