@@ -33,10 +33,11 @@ void hcrt__dsm_prepare_address_space(int argc, char **argv);
  * every rank. Only whole pages inside the range are managed. */
 hcrt_status_t hcrt__dsm_add_area(void *begin, void *end);
 
-/* Before hcrt__dsm_init(): keep `bytes` at the top of every rank's slice
- * for stacks in DSM memory (the largest request of any rank wins; none
- * without a call). See hcrt__dsm_stack_new. */
-void hcrt__dsm_stacks_reserve(size_t bytes);
+/* Before hcrt__dsm_init(): keep up to `want` bytes (at least `need`,
+ * else init fails) at the top of every rank's slice for stacks in DSM
+ * memory; the largest request of any rank wins, capped at half a slice.
+ * No stacks without a call. See hcrt__dsm_stack_new. */
+void hcrt__dsm_stacks_reserve(size_t need, size_t want);
 
 /* Collective over `comm`: reserves the range, installs the fault handler,
  * starts the service thread. Settings come from HCRT_DSM_*. */

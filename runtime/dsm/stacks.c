@@ -46,18 +46,20 @@ typedef struct block {
 
 static struct {
     pthread_mutex_t mu;
-    size_t want;   /* bytes asked for before init (this rank) */
-    size_t lo, hi; /* this rank's region [lo, hi), page indices */
-    size_t bump;   /* never-used pages start here */
-    int used;      /* a stack was handed out: keep the region mapped */
+    size_t need, want; /* bytes asked for before init (this rank) */
+    size_t lo, hi;     /* this rank's region [lo, hi), page indices */
+    size_t bump;       /* never-used pages start here */
+    int used;          /* a stack was handed out: keep the region mapped */
     block_t blk[MAX_BLOCKS];
     size_t nblk; /* entries of blk in use (live or free) */
 } st = {.mu = PTHREAD_MUTEX_INITIALIZER};
 
-void hcrt__dsm_stacks_reserve(size_t bytes)
+void hcrt__dsm_stacks_reserve(size_t need, size_t want)
 {
-    if (bytes > st.want)
-        st.want = bytes;
+    if (need > st.need)
+        st.need = need;
+    if (want > st.want)
+        st.want = want;
 }
 
 size_t hcrt__dsm_stacks_size(void)
@@ -66,19 +68,23 @@ size_t hcrt__dsm_stacks_size(void)
 }
 
 /* Collective: every rank computes homes from the region's size, so all
- * take the largest request (settings such as RLIMIT_STACK may differ). */
+ * take the largest request (settings such as RLIMIT_STACK may differ):
+ * what they want, at most half a slice, but at least what they need. */
 hcrt_status_t hcrt__dsm_stacks_init(void)
 {
-    unsigned long mine = (st.want + DSM_PAGE - 1) / DSM_PAGE, all = 0;
-    MPI_Allreduce(&mine, &all, 1, MPI_UNSIGNED_LONG, MPI_MAX, dsm.coll_comm);
-    dsm.stack_pages = all;
-    if (all && all > dsm.slice_pages / 2) {
+    unsigned long mine[2] = {(st.need + DSM_PAGE - 1) / DSM_PAGE,
+                             (st.want + DSM_PAGE - 1) / DSM_PAGE};
+    unsigned long all[2] = {0, 0}, cap = dsm.slice_pages / 2;
+    MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG, MPI_MAX, dsm.coll_comm);
+    dsm.stack_pages = all[1] < cap ? all[1] : cap;
+    if (all[0] > dsm.stack_pages) {
+        dsm.stack_pages = 0;
         hcrt_error(HCRT_MOD_DSM,
                    "the stacks in DSM memory need %lu MiB per rank but a "
                    "rank's slice of the DSM range is %zu MiB (HCRT_DSM_SIZE "
                    "/ ranks) and they may take half of it: raise "
                    "HCRT_DSM_SIZE or lower HCRT_STACK_SIZE",
-                   all * DSM_PAGE >> 20, dsm.slice_pages * DSM_PAGE >> 20);
+                   all[0] * DSM_PAGE >> 20, dsm.slice_pages * DSM_PAGE >> 20);
         return HCRT_ERR_INVALID;
     }
     st.hi = (size_t)(dsm.rank + 1) * dsm.slice_pages;
@@ -92,7 +98,7 @@ hcrt_status_t hcrt__dsm_stacks_init(void)
 void hcrt__dsm_stacks_fini(void)
 {
     dsm.stack_pages = 0;
-    st.want = 0;
+    st.need = st.want = 0;
 }
 
 void hcrt__dsm_stacks_kept(uintptr_t *lo, uintptr_t *hi)

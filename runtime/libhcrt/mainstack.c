@@ -103,7 +103,9 @@ void hcrt__mainstack_reserve(void)
     main_size = stack_size();
     size_t threads =
         hcrt__config_bool("HCRT_STACK_THREADS") ? THREAD_BUDGET : 0;
-    hcrt__dsm_stacks_reserve(main_size + GUARD + threads);
+    /* the main stack must fit; the threads get what is left of their
+     * budget within half the slice (threads.c stops when it is full) */
+    hcrt__dsm_stacks_reserve(main_size + GUARD, main_size + GUARD + threads);
 }
 
 /* ---- argv and the environment, copied to the top of the stack ---- */

@@ -58,7 +58,6 @@ static join_fn_t real_join;
 static fork_fn_t real_fork;
 static const void *libomp_base;
 static int enabled; /* cluster mode with HCRT_STACK_THREADS: set once */
-static int warned;
 
 /* Threads on DSM stacks not yet joined. */
 static pthread_mutex_t live_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -161,8 +160,7 @@ static int from_libomp(const void *caller)
     return caller && dladdr(caller, &di) && di.dli_fbase == libomp_base;
 }
 
-/* A thread of libomp on a DSM stack; -1 when there is no room (the caller
- * then creates it on an ordinary stack). */
+/* A thread of libomp on a DSM stack; no room is a fatal error. */
 static int create_on_dsm(pthread_t *t, const pthread_attr_t *attr,
                          void *(*fn)(void *), void *arg)
 {
@@ -171,18 +169,16 @@ static int create_on_dsm(pthread_t *t, const pthread_attr_t *attr,
                                    "raise OMP_STACKSIZE");
     start_t *s = malloc(sizeof *s);
     pthread_attr_t na;
-    if (!lo || !s) {
-        if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
-            hcrt_warn(HCRT_MOD_CORE,
-                      "no room for a %zu MiB OpenMP thread stack in DSM "
-                      "memory: the thread gets an ordinary stack, and its "
-                      "locals are private to this node (lower "
-                      "OMP_STACKSIZE or raise HCRT_DSM_SIZE)",
-                      size >> 20);
-        hcrt__dsm_stack_free(lo);
-        free(s);
-        return -1;
-    }
+    if (!s)
+        hcrt_fatal(HCRT_MOD_CORE, "out of memory creating a thread");
+    if (!lo) /* an ordinary stack would make its locals private silently */
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "no room for another %zu MiB OpenMP thread stack in the "
+                   "%zu MiB of DSM memory this rank keeps for stacks: lower "
+                   "OMP_STACKSIZE or the number of threads, raise "
+                   "HCRT_DSM_SIZE, or set HCRT_STACK_THREADS=0 (OpenMP "
+                   "threads then keep ordinary stacks, private to their node)",
+                   size >> 20, hcrt__dsm_stacks_size() >> 20);
     *s = (start_t){fn, arg, lo + size};
     int rc = attr_with_stack(attr, &na, lo, size);
     if (rc == 0)
@@ -206,9 +202,7 @@ HCRT_EXPORT int pthread_create(pthread_t *t, const pthread_attr_t *attr,
     if (HCRT_UNLIKELY(!__atomic_load_n(&real_create, __ATOMIC_ACQUIRE)))
         resolve();
     if (enabled && from_libomp(__builtin_return_address(0))) {
-        int rc = create_on_dsm(t, attr, fn, arg);
-        if (rc >= 0)
-            return rc;
+        return create_on_dsm(t, attr, fn, arg);
     }
     return real_create(t, attr, fn, arg);
 }

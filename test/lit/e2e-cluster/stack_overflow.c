@@ -13,6 +13,15 @@
 // RUN: test $(grep -c "stack overflow" %t.thread) = 1
 // THREAD: hcrt[0@{{.*}}] stack overflow on rank 0, host {{.*}}: an OpenMP thread ran past the end of its {{[0-9]+}} KiB stack at 0x{{[0-9a-f]+}} {{.*}} at {{.*}}stack_overflow.c:{{[0-9]+}} (deep); raise OMP_STACKSIZE
 // THREAD: status {{[1-9][0-9]*}}
+// Stacks that do not fit the DSM stop the job at start-up or at the
+// thread's creation with what to change, rather than running a thread on
+// an ordinary stack whose locals other nodes cannot see.
+// RUN: bash %S/Inputs/status.sh timeout -k 5 60 %mpirun -np 2 env OMP_NUM_THREADS=1 HCRT_DSM_SIZE=1g HCRT_STACK_SIZE=512m %t main | FileCheck --check-prefix=MAINFIT %s
+// MAINFIT: dsm: error: the stacks in DSM memory need 513 MiB per rank but a rank's slice of the DSM range is 512 MiB (HCRT_DSM_SIZE / ranks) and they may take half of it: raise HCRT_DSM_SIZE or lower HCRT_STACK_SIZE
+// MAINFIT: status {{[1-9][0-9]*}}
+// RUN: bash %S/Inputs/status.sh timeout -k 5 60 %mpirun -np 2 env OMP_NUM_THREADS=2 OMP_STACKSIZE=64m HCRT_DSM_SIZE=256m HCRT_STACK_SIZE=8m %t thread | FileCheck --check-prefix=THREADFIT %s
+// THREADFIT: core: fatal: no room for another {{6[0-9]}} MiB OpenMP thread stack in the {{[0-9]+}} MiB of DSM memory this rank keeps for stacks: lower OMP_STACKSIZE or the number of threads, raise HCRT_DSM_SIZE, or set HCRT_STACK_THREADS=0
+// THREADFIT: status {{[1-9][0-9]*}}
 #include <omp.h>
 #include <stdio.h>
 #include <string.h>
