@@ -76,13 +76,13 @@ void hcrt__mainstack_prepare(void)
 }
 
 /* HCRT_STACK_SIZE, or the ordinary stack's limit (RLIMIT_STACK) capped at
- * 1 GiB, 64 MiB when unlimited. */
+ * 1 GiB, 256 MiB when unlimited. */
 static size_t stack_size(void)
 {
     size_t s = (size_t)hcrt__config_int("HCRT_STACK_SIZE");
     struct rlimit rl;
     if (s == 0) {
-        s = 64 * MIB;
+        s = 256 * MIB;
         if (getrlimit(RLIMIT_STACK, &rl) == 0 && rl.rlim_cur != RLIM_INFINITY)
             s = rl.rlim_cur < 1024 * MIB ? (size_t)rl.rlim_cur : 1024 * MIB;
     }
