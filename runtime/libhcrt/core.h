@@ -7,6 +7,7 @@
 #ifndef HCRT_CORE_H
 #define HCRT_CORE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -49,6 +50,8 @@ void hcrt__stack_each_chunk(void (*fn)(void *p, size_t len));
 /* After cluster start-up: decides whether libomp's new threads get DSM
  * stacks (cluster mode, HCRT_STACK_THREADS). */
 void hcrt__threads_init(void);
+/* Bytes of DSM memory the stacks of libomp's threads may need here. */
+size_t hcrt__threads_stack_budget(void);
 
 /* --- node.c: facts about this node, recorded for the cluster runtime ---- */
 typedef struct hcrt_node_info {

@@ -47,8 +47,7 @@
 #include "libhcrt/runtime.h"
 
 #define MIB ((size_t)1 << 20)
-#define GUARD MIB                  /* below every DSM stack */
-#define THREAD_BUDGET (1024 * MIB) /* for libomp's threads (threads.c) */
+#define GUARD MIB          /* below every DSM stack */
 #define SWITCH_MARGIN 4096 /* of the original stack left below the switch */
 /* With HCRT_STACK_HEAD=0 the head's main starts this far below the frames
  * of __hcrt_main, so that its locals lie in the part of the original stack
@@ -101,8 +100,9 @@ void hcrt__mainstack_reserve(void)
                   "storage, libomp's default)",
                   gtid_mode_was);
     main_size = stack_size();
-    size_t threads =
-        hcrt__config_bool("HCRT_STACK_THREADS") ? THREAD_BUDGET : 0;
+    size_t threads = hcrt__config_bool("HCRT_STACK_THREADS")
+                         ? hcrt__threads_stack_budget()
+                         : 0;
     /* the main stack must fit; the threads get what is left of their
      * budget within half the slice (threads.c stops when it is full) */
     hcrt__dsm_stacks_reserve(main_size + GUARD, main_size + GUARD + threads);

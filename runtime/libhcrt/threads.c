@@ -40,6 +40,7 @@
 #include "libhcrt/cluster.h"
 #include "libhcrt/config.h"
 #include "libhcrt/core.h"
+#include "libhcrt/kmp_abi.h"
 #include "libhcrt/log.h"
 
 #define HCRT_EXPORT __attribute__((visibility("default")))
@@ -137,6 +138,16 @@ static int attr_with_stack(const pthread_attr_t *attr, pthread_attr_t *na,
             pthread_attr_setsigmask_np(na, &mask);
     }
     return pthread_attr_setstack(na, lo, size);
+}
+
+/* DSM memory for the stacks of libomp's threads on this rank: twice what
+ * a team of the default size plus libomp's helper threads takes (nested
+ * teams, threads libomp re-creates), at least 256 MiB. */
+size_t hcrt__threads_stack_budget(void)
+{
+    size_t per = kmp_get_stacksize_s() + TLS_ROOM + ALT_SIZE + GUARD;
+    size_t all = ((size_t)omp_get_max_threads() + 16) * per * 2;
+    return all < ((size_t)256 << 20) ? (size_t)256 << 20 : all;
 }
 
 static size_t wanted_size(const pthread_attr_t *attr)
