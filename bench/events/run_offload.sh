@@ -2,7 +2,7 @@
 # run_offload.sh [BUILD_DIR] [REPS]
 # Empty target regions on a worker node as the user sees them (2 ranks):
 # builds bench/events/offload_rtt.c with hcc and prints the rows recorded in
-# bench/RESULTS.md ("Target offload (#6)"). Compare with run.sh's raw MPI
+# bench/RESULTS.md ("Target offload"). Compare with run.sh's raw MPI
 # round trip.
 set -e
 build=${1:-${HCC_BUILD_DIR:-build}}

@@ -22,9 +22,8 @@
 #   hetprobe    OMP_SCHEDULE=hetprobe
 #   hetprobe_i  OMP_SCHEDULE=hetprobe_i
 # Setups: homo (both ranks alone on their core), hog (a CPU-bound process
-# shares rank 1's core; every exchange and page request node 1 answers
-# waits for its time slice, so it runs 2-45x slower depending on the
-# kernel), quota (rank 1 in a cgroup with a CPU quota of BENCH_QUOTA_PCT,
+# shares rank 1's core: real contention, node 1's threads compete with it
+# for every time slice), quota (rank 1 in a cgroup with a CPU quota of BENCH_QUOTA_PCT,
 # default 50 %, of its core over a 2 ms period: a node at about half
 # speed; needs root and the cgroup v1 cpu controller or cgroup v2's
 # cpu.max), threads (HCRT_NODE_THREADS=2,1, unpinned). The DSM runs over messages
@@ -37,7 +36,11 @@
 # --repeat N runs every configuration N times, in N rounds over all of them (median reported).
 # Writes DIR/results.tsv (setup kernel config seconds, and the seconds of
 # the calls after the first two: without the probe's first calls), then
-# summarize.py prints the markdown table and writes DIR/hetprobe.svg.
+# summarize.py prints the markdown tables and the goal checks and draws
+# DIR/hetprobe.png (matplotlib; scripts/setup.sh --bench installs it).
+# DIR defaults to BUILD/bench/hetprobe/run. To make a run the current one
+# of bench/RESULTS.md, copy its results.tsv to bench/hetprobe/results/
+# (report.sh regenerates the tables and plots from there).
 # --np N runs N ranks instead of 2 (rank r still pinned to core r % ncores,
 # so at 4 ranks on 2 cores two nodes share each core, and the hog or the
 # quota slows the nodes of core 1). The CSR lists then cover every node:
@@ -49,7 +52,7 @@
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 build=${HCC_BUILD_DIR:-$here/../../build}
-out=${OUT:-/tmp/hetprobe-bench}
+out=${OUT:-$build/bench/hetprobe/run}
 np=2 scale=4 reps=4 repeat=1 sweep="0.25 0.5 0.67 0.8 1 1.25 1.5 2 4"
 kernels="ep bs kmeans nbody triad stencil spmv lu irreg"
 setups="homo hog quota threads"
@@ -77,9 +80,8 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 # not change (or break) what is measured.
 mkdir -p "$out/lib" && cp -L "$build/lib/libhcrt.so.0" "$out/lib/" || exit 1
 export LD_LIBRARY_PATH=$out/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-# Not nproc: it honours OMP_NUM_THREADS (1 in every run below), so until
-# session 7 pin.sh computed rank % 1 and pinned every rank to core 0 - the
-# "homo" runs shared one core and the hog's core was never used.
+# Not nproc: it honours OMP_NUM_THREADS (1 in every run below), and
+# rank % 1 would pin every rank to core 0.
 ncores=$(getconf _NPROCESSORS_ONLN)
 if [ -z "${HCRT_SCHED_CALIBRATION:-}" ] && [ -z "${HCRT_SCHED_FAULT_PERIOD_US:-}" ]; then
     HCRT_DSM_SHM=${BENCH_SHM:-0} timeout -k 5 600 mpirun --oversubscribe \
@@ -192,11 +194,10 @@ for setup in $setups; do
     *) echo "run.sh: unknown setup '$setup' (homo, hog, quota, threads)" >&2; exit 2 ;;
     esac
     # The repeats go round every kernel and configuration in turn, so a
-    # slow spell of the machine (this 2-core VM has them, 30-40 % for
-    # minutes) falls on all of them rather than on the 3-5 runs of one
-    # cell: until session 12 the runs of a cell were back to back, and
-    # triad with the quota came out +18-23 % slower under HetProbe in three
-    # suites while interleaved runs showed no difference.
+    # slow spell of the machine (a shared VM has them, 30-40 % for
+    # minutes) falls on all of them rather than on the runs of one cell
+    # (back-to-back runs of a cell once made triad look 18-23 % slower
+    # under HetProbe where interleaved runs showed no difference).
     for ((rep = 0; rep < repeat; rep++)); do
     for k in $kernels; do
         for c in $configs; do
@@ -221,4 +222,10 @@ for setup in $setups; do
 done
 echo "# load after: $(uptime)"
 echo "# $(($(date +%s) - start)) s; $np ranks, scale $scale, $reps calls, $repeat run(s) each, sweep $sweep"
-python3 "$here/summarize.py" "$out/results.tsv" "$out/hetprobe.svg"
+. "$here/../pyplot.sh"
+if bench_pyplot "$here/../.."; then
+    "$PYPLOT" "$here/summarize.py" "$out/results.tsv" "$out/hetprobe.png"
+else
+    echo "run.sh: no matplotlib: tables only (scripts/setup.sh --bench)" >&2
+    python3 "$here/summarize.py" "$out/results.tsv"
+fi

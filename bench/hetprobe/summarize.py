@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""summarize.py RESULTS.tsv [PLOT.svg]: the HetProbe benchmark table.
+"""summarize.py RESULTS.tsv [PLOT.png]: the HetProbe benchmark tables.
 
 Rows of RESULTS.tsv: setup kernel config seconds [steady], steady being
 the seconds of the calls after the first two (the probe's first calls
@@ -8,9 +8,12 @@ excluded; "-" when not measured); a configuration run several times
 per setup (seconds per configuration, the oracle = best CSR of the sweep,
 HetProbe's and HetProbe-I's ratio to the best single node of the 2-rank
 job (head or worker alone) and to the oracle, and, when run.sh ran the
-`one` configuration, the kernel at 1 rank and HetProbe's ratio to it), the goal checks, and writes a grouped bar chart (speedup of each
-configuration over the best single node, per kernel) as a plain SVG (no
-plotting library needed).
+`one` configuration, the kernel at 1 rank and HetProbe's ratio to it),
+the goal checks per cell, a table of the goals over all setups, and, with
+PLOT, a grouped bar chart (speedup of each configuration over the best
+single node, per kernel and setup) drawn with matplotlib; the file name's
+extension (.png, .svg, .pdf) picks the format. Debian's
+python3-matplotlib provides it (scripts/setup.sh --bench installs it).
 
 With run.sh --repeat, the n-th row of a configuration is its n-th round,
 and the rounds go over every configuration in turn. Each goal check then
@@ -196,45 +199,97 @@ def goals(setup, checks, runs):
     return out
 
 
-def svg(t, setups, path):
-    kernels = [k for k in COMPUTE + DSM + IRREG
-               if any((s, k) in t for s in setups)]
-    confs = ["static", "dynamic", "oracle", "hetprobe", "hetprobe_i"]
-    colors = ["#999999", "#66aadd", "#222222", "#dd5522", "#eeaa22"]
-    groups = [(s, k) for s in setups for k in kernels if (s, k) in t]
-    W, H, left, bottom = 60 + 44 * len(groups), 340, 50, 60
-    ymax = 2.5
-    o = ['<svg xmlns="http://www.w3.org/2000/svg" width="%d" height="%d" '
-         'font-family="sans-serif" font-size="10">' % (W + 120, H)]
-    o.append('<text x="%d" y="14">speedup over the best single node '
-             '(2 ranks); setups: %s</text>' % (left, ", ".join(setups)))
-    y0 = H - bottom
-    scale = (H - bottom - 30) / ymax
-    for v in (0.5, 1.0, 1.5, 2.0, 2.5):
-        y = y0 - v * scale
-        o.append('<line x1="%d" x2="%d" y1="%.1f" y2="%.1f" stroke="%s"/>' %
-                 (left, W, y, y, "#000" if v == 1.0 else "#ddd"))
-        o.append('<text x="%d" y="%.1f" text-anchor="end">%.1f</text>' %
-                 (left - 4, y + 3, v))
-    for gi, (s, k) in enumerate(groups):
-        r = t[(s, k)]
-        single = min(r[c] for c in ("head", "worker") if c in r) \
-            if ("head" in r or "worker" in r) else None
-        x = left + 6 + gi * 44
-        for ci, c in enumerate(confs):
-            if c in r and single:
-                v = min(single / r[c], ymax)
-                o.append('<rect x="%d" y="%.1f" width="7" height="%.1f" '
-                         'fill="%s"/>' % (x + ci * 7, y0 - v * scale, v * scale,
-                                          colors[ci]))
-        o.append('<text transform="translate(%d,%d) rotate(60)">%s/%s</text>' %
-                 (x, y0 + 10, s, k))
-    for ci, c in enumerate(confs):
-        o.append('<rect x="%d" y="%d" width="10" height="10" fill="%s"/>'
-                 '<text x="%d" y="%d">%s</text>' %
-                 (W + 10, 30 + ci * 16, colors[ci], W + 24, 39 + ci * 16, c))
-    o.append("</svg>")
-    open(path, "w").write("\n".join(o) + "\n")
+# The goals of issue #5: (name, kernel class, numerator, denominator,
+# bound on the ratio). "regular" is every class but the irregular one.
+GOALS = [
+    ("DSM-bound: HetProbe within 3 % of the best single node",
+     "DSM", "hetprobe", "single", 1.03),
+    ("compute-bound with a slow node: HetProbe within 3 % of the oracle split",
+     "compute", "hetprobe", "oracle", 1.03),
+    ("irregular: HetProbe-I at least 15 % faster than HetProbe",
+     "irregular", "hetprobe_i", "hetprobe", 0.85),
+    ("regular: HetProbe-I at most 5 % slower than HetProbe",
+     "regular", "hetprobe_i", "hetprobe", 1.05),
+]
+
+
+def goal_cells(t, setups, runs, goal):
+    """(setup, kernel, ratio of medians, paired estimate) of one goal."""
+    _, cls, num, den, _ = goal
+    cells = []
+    for s in setups:
+        _, checks = table(t, s)
+        for k, kcls, single, hp, hpi, orc, _, single_c, orc_c in checks:
+            if cls == "regular" and kcls == "irregular" or \
+                    cls != "regular" and kcls != cls:
+                continue
+            if cls == "compute" and s == "homo":
+                continue  # no slow node: the oracle is the even split
+            a = {"hetprobe": hp, "hetprobe_i": hpi}[num]
+            b = {"single": single, "oracle": orc, "hetprobe": hp}[den]
+            if not a or not b:
+                continue
+            den_c = {"single": single_c, "oracle": orc_c, "hetprobe": "hetprobe"}[den]
+            cells.append((s, k, a / b, paired(runs, s, k, num, den_c)))
+    return cells
+
+
+def print_goal_table(t, setups, runs):
+    print("\n#### goals over the setups %s\n" % ", ".join(setups))
+    print("| goal | cells | met by medians | by 95 % interval: met / "
+          "unresolved / missed | not met by medians |")
+    print("|---|---:|---:|---|---|")
+    for g in GOALS:
+        cells = goal_cells(t, setups, runs, g)
+        if not cells:
+            continue
+        bound = g[4]
+        v = [verdict(q, bound) for _, _, _, q in cells]
+        iv = ("%d / %d / %d" % (v.count("met"), v.count("unresolved"),
+                                v.count("missed"))
+              if all(v) else "fewer than 8 rounds")
+        miss = ", ".join("%s %s %.3f" % (s, k, r)
+                         for s, k, r, _ in cells if r > bound)
+        print("| %s | %d | %d | %s | %s |" % (
+            g[0], len(cells), sum(r <= bound for _, _, r, _ in cells), iv,
+            miss or "none"))
+
+
+def plot(t, setups, path):
+    try:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        sys.exit("summarize.py: no matplotlib for the plot %s: run "
+                 "scripts/setup.sh --bench (Debian's python3-matplotlib)" % path)
+    confs = [("static", "even static"), ("dynamic", "dynamic,16"),
+             ("oracle", "oracle static"), ("hetprobe", "HetProbe"),
+             ("hetprobe_i", "HetProbe-I")]
+    confs = [(c, l) for c, l in confs if any(c in r for r in t.values())]
+    kernels = [k for k in COMPUTE + DSM + IRREG if any((s, k) in t for s in setups)]
+    fig, axes = plt.subplots(len(setups), 1, squeeze=False,
+                             figsize=(1.0 + 0.9 * len(kernels), 2.6 * len(setups)))
+    width = 0.8 / len(confs)
+    for ax, s in zip(axes[:, 0], setups):
+        for ci, (c, label) in enumerate(confs):
+            xs, ys = [], []
+            for ki, k in enumerate(kernels):
+                r = t.get((s, k), {})
+                single = min([r[x] for x in ("head", "worker") if x in r] or [0])
+                if c in r and single:
+                    xs.append(ki + (ci - len(confs) / 2 + 0.5) * width)
+                    ys.append(single / r[c])
+            if xs:
+                ax.bar(xs, ys, width, label=label)
+        ax.axhline(1.0, color="black", linewidth=0.8)
+        ax.set_xticks(range(len(kernels)), kernels)
+        ax.set_ylabel("speedup")
+        ax.set_title("setup %s: speedup over the best single node" % s, fontsize=10)
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, fontsize=8, ncol=len(confs), loc="upper center")
+    fig.tight_layout(rect=(0, 0, 1, 1 - 0.3 / (2.6 * len(setups))))
+    fig.savefig(path)
 
 
 def main():
@@ -249,8 +304,9 @@ def main():
         print("\n".join(rows))
         print()
         print("\n".join(goals(s, checks, runs)))
+    print_goal_table(t, setups, runs)
     if len(sys.argv) > 2:
-        svg(t, setups, sys.argv[2])
+        plot(t, setups, sys.argv[2])
         print("\nplot: %s" % sys.argv[2])
 
 

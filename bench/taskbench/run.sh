@@ -31,12 +31,11 @@
 #                   the last core (TB_POLICY_RANKS defaults to 3 here);
 #           hog     as pinned, plus a CPU-bound process on the last core
 #                   (bench/hetprobe's hog setup). Only the compute kernel
-#                   runs: a waiting kernel is not slowed by a hog. Since
-#                   the runtime's helper threads take short time slices
-#                   (HCRT_HELPER_SLICE_US, session 11) a device that
-#                   computes less than half the time is hardly slowed by
-#                   the hog either: the scheduler runs the woken device
-#                   first.
+#                   runs: a waiting kernel is not slowed by a hog. As the
+#                   runtime's helper threads take short time slices
+#                   (HCRT_HELPER_SLICE_US), a device that computes less
+#                   than half the time is hardly slowed by the hog either:
+#                   the scheduler runs the woken device first.
 #           quota   as pinned, and every device after the first in a
 #                   cgroup of its own limited to TB_QUOTA_PCT (default
 #                   33) % of a core over a 2-3 ms period: devices of
@@ -51,7 +50,9 @@
 #                   cores are slower but whose messages are not held up.
 #
 # Everything runs under `timeout`; the hcc binary is built into
-# BUILD_DIR/bench/taskbench. Re-run on a quiet machine: timings of a loaded
+# BUILD_DIR/bench/taskbench, and metg writes its curve there (metg.tsv)
+# and draws it (metg.png, plot.py with matplotlib; scripts/setup.sh
+# --bench installs it). Re-run on a quiet machine: timings of a loaded
 # 2-core box are noisy (the script prints `uptime` first).
 set -euo pipefail
 src=$(cd "$(dirname "$0")/../.." && pwd)
@@ -98,7 +99,7 @@ if [ "$what" = metg ] || [ "$what" = all ]; then
         best=$(awk -v a="$rate" -v b="$best" 'BEGIN { print (a > b ? a : b) }')
     done
     metg=""
-    : >"$out/metg.tsv" # granularity (us), efficiency: for plot_svg.py
+    : >"$out/metg.tsv" # granularity (us), efficiency: for plot.py
     for r in "${rows[@]}"; do
         [ "$r" != failed ] || { echo "| failed (see $out/run.err) |"; continue; }
         line=$(awk -v it="$(val iter <<<"$r")" -v t="$(val task_s <<<"$r")" \
@@ -119,7 +120,13 @@ if [ "$what" = metg ] || [ "$what" = all ]; then
     echo
     if [ -n "$metg" ]; then metg=$(printf %.1f "$metg"); fi
     echo "METG(50%) at $np ranks: ${metg:-none} us (goal <= 50 us)"
-    echo "(efficiency curve: $out/metg.tsv; plot: bench/taskbench/plot_svg.py $out/metg.tsv OUT.svg)"
+    . "$src/bench/pyplot.sh"
+    if bench_pyplot "$src" && "$PYPLOT" "$src/bench/taskbench/plot.py" "$out/metg.tsv" "$out/metg.png" \
+        "METG, $pat width $w, $np ranks"; then
+        echo "(efficiency curve: $out/metg.tsv, plot $out/metg.png)"
+    else
+        echo "(efficiency curve: $out/metg.tsv; no plot without matplotlib: scripts/setup.sh --bench)"
+    fi
     echo
 fi
 

@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/log.h"
 
 #define SPAN_PAGES 16
 #define SMALL_MAX 2048

@@ -13,9 +13,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/log.h"
+#include "base/stats.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/log.h"
-#include "libhcrt/stats.h"
 
 #define NREGIONS 256
 #define NCTR (sizeof(hcrt_dsm_counters_t) / sizeof(uint64_t))

@@ -42,6 +42,9 @@ void hcrt__dsm_stacks_reserve(size_t need, size_t want);
 /* Collective over `comm`: reserves the range, installs the fault handler,
  * starts the service thread. Settings come from HCRT_DSM_*. */
 hcrt_status_t hcrt__dsm_init(MPI_Comm comm);
+/* Registers dsm/settings.def's rows with the settings table (before
+ * hcrt__config_init; base/config.h). */
+void hcrt__dsm_settings_register(void);
 /* Collective: flushes, stops the service thread, unmaps. Idempotent. */
 void hcrt__dsm_fini(void);
 int hcrt__dsm_initialized(void);

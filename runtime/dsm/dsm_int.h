@@ -11,7 +11,7 @@
 #ifndef HCRT_DSM_INT_H
 #define HCRT_DSM_INT_H
 
-#include "libhcrt/bell.h"
+#include "base/bell.h"
 #include <mpi.h>
 #include <pthread.h>
 #include <signal.h>
@@ -132,7 +132,7 @@ struct dsm_state {
 extern struct dsm_state dsm;
 
 /* ---- bell.c: service-thread wake-ups (local eventfd, UDP between ranks;
- * used through libhcrt/bell.h: mark/flush by the service thread only,
+ * used through base/bell.h: mark/flush by the service thread only,
  * local from the fault handler) */
 extern hcrt_bell_t hcrt__dsm_bell;
 hcrt_status_t hcrt__dsm_bell_init(void); /* collective */

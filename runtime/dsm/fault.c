@@ -19,8 +19,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/log.h"
 
 static struct sigaction old_segv, old_bus;
 static int installed, installed_bus;

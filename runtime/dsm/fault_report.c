@@ -32,8 +32,8 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/log.h"
 
 #ifndef HCRT_LLVM_BINDIR
 #define HCRT_LLVM_BINDIR "/usr/bin"

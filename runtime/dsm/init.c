@@ -5,9 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/config.h"
-#include "libhcrt/log.h"
 
 static hcrt_status_t read_settings(uintptr_t *base, size_t *size)
 {

@@ -16,8 +16,8 @@
 #define MADV_POPULATE_WRITE 23
 #endif
 
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/log.h"
 
 static _Atomic uint32_t waiters;
 static _Atomic size_t seq_next;   /* page after the last fetched run */

@@ -14,8 +14,8 @@
 #include <sys/personality.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/log.h"
 
 struct dsm_state dsm;
 

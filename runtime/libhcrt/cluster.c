@@ -24,16 +24,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/bell.h"
+#include "base/config.h"
+#include "base/kmp_abi.h"
+#include "base/log.h"
+#include "base/stats.h"
 #include "dsm/dsm.h"
-#include "libhcrt/bell.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
-#include "libhcrt/config.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
+#include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
-#include "libhcrt/stats.h"
-#include "libhcrt/trace.h"
+#include "sched/pool_xchg.h"
 
 #define CMD_MAX_ARGS 64
 #define NSLOTS 4096 /* per-construct DSM words (dynamic loops) */
@@ -255,6 +256,17 @@ void hcrt__cluster_unlock(uint64_t id)
                    (unsigned long long)id);
 }
 
+void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid)
+{
+    uint64_t t0 = hcrt__obs_now();
+
+    __kmpc_barrier(loc, gtid);
+    if (hcrt__dsm_barrier_team(hcrt__cluster_team.local) != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed (%s)",
+                   loc && loc->psource ? loc->psource : "?");
+    HCRT_OBS(hcrt__obs_barrier(t0));
+}
+
 uint32_t hcrt__cluster_next_ws(void)
 {
     return ++ws_seq;
@@ -382,6 +394,7 @@ void hcrt__cluster_init(void)
     MPI_Comm_dup(comm, &fork_comm);
     MPI_Comm_dup(comm, &reduce_comm);
     MPI_Comm_dup(comm, &sched_comm);
+    hcrt__cl_xchg_init(sched_comm); /* the probe exchanges (sched/) */
     node_default = calloc((size_t)size, sizeof(int));
     if (!node_default)
         hcrt_fatal(HCRT_MOD_CORE, "out of memory at start-up");
@@ -416,11 +429,6 @@ void hcrt__cluster_fini(void)
 MPI_Comm hcrt__cluster_reduce_comm(void)
 {
     return reduce_comm;
-}
-
-MPI_Comm hcrt__cluster_sched_comm(void)
-{
-    return sched_comm;
 }
 
 /* ---- fork / join -----------------------------------------------------------

@@ -92,12 +92,10 @@ void hcrt__cluster_unlock(uint64_t id);
 
 /* Communicator of the cross-node reduction tree (reduce.c). */
 MPI_Comm hcrt__cluster_reduce_comm(void);
-/* Communicator of the HetProbe probe exchanges (cluster_sched.c). */
-MPI_Comm hcrt__cluster_sched_comm(void);
 /* Reductions of this rank by method: cross-node tree, or under a lock. */
 void hcrt__cluster_reduce_counts(uint64_t *tree, uint64_t *locked);
 
-/* sync.c: libomp barrier of the node, then the DSM team barrier. */
+/* libomp barrier of the node, then the DSM team barrier. */
 void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid);
 /* cluster_copy.c: copyprivate from cluster thread 0 to the whole team. */
 void hcrt__cluster_copyprivate(hcrt_ident_t *loc, int32_t gtid, size_t size,

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/clock.h"
+#include "base/stats.h"
 #include "hcrt/abi.h"
 #include "hcrt/hcrt.h"
 
@@ -53,28 +55,6 @@ void hcrt__threads_init(void);
 /* Bytes of DSM memory the stacks of libomp's threads may need here. */
 size_t hcrt__threads_stack_budget(void);
 
-/* --- node.c: facts about this node, recorded for the cluster runtime ---- */
-typedef struct hcrt_node_info {
-    int have_pmix;  /* PMIx answered */
-    int local_rank; /* rank among the ranks on this host */
-    int local_size; /* ranks on this host */
-    int node_id;    /* PMIx node id of this host */
-    int num_hosts;  /* hosts in the job */
-    int cores;      /* physical cores (hwloc) */
-    int pus;        /* hardware threads (hwloc) */
-    char host[64];  /* host name (PMIx, else gethostname) */
-} hcrt_node_info_t;
-
-hcrt_status_t hcrt__node_probe(hcrt_node_info_t *out, int rank);
-const hcrt_node_info_t *hcrt__node_info(void);
-
-/* --- log.c ------------------------------------------------------------- */
-hcrt_status_t hcrt__log_init(const char *spec);
-/* Sets the "rank@host" of every later line (before MPI it is "?@host"). */
-void hcrt__log_set_identity(int rank, const char *host);
-/* Whether MPI can be used to abort the job (set by init.c). */
-void hcrt__log_set_mpi_up(int up);
-
 /* --- registry.c: modules, regions, kernels ------------------------------ */
 typedef struct hcrt_region_stats {
     const hcrt_region_desc_t *desc;
@@ -101,21 +81,14 @@ uint32_t hcrt__registry_num_modules(void);
 const hcrt_module_desc_t *hcrt__registry_module(uint32_t i);
 const hcrt_region_desc_t *hcrt__registry_region_by_id(uint64_t id);
 
-/* --- stats.c ------------------------------------------------------------ */
-extern int hcrt__stats_on; /* HCRT_STATS, cached for hot paths */
-void hcrt__stats_init(void);
-
 /* --- loops.c, target.c, stack.c, heap.c: their stats sections ----------- */
 void hcrt__loops_stats_init(void);
 void hcrt__target_stats_init(void);
 
-/* --- config.c ------------------------------------------------------------ */
-/* Warns about HCRT_* variables that are not settings (call once, on the head,
- * after logging is set up). */
-void hcrt__config_warn_unknown(void);
-
-/* --- time --------------------------------------------------------------- */
-uint64_t hcrt__now_ns(void);
+/* --- settings.c: every module's rows of the settings table ------------ */
+/* Registers the rows of dsm, sched, libhcrt and the event system with the
+ * table (base/config.h) in that order, after base's own. Idempotent. */
+void hcrt__settings_register(void);
 
 /* Number of worker nodes that can run offloaded regions (0 on one node). */
 int hcrt__num_devices(void);

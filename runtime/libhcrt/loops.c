@@ -15,15 +15,15 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
+#include "base/kmp_abi.h"
+#include "base/log.h"
+#include "base/stats.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
-#include "libhcrt/cluster_sched.h"
-#include "libhcrt/config.h"
 #include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
-#include "libhcrt/stats.h"
-#include "libhcrt/trace.h"
+#include "libhcrt/observe.h"
+#include "sched/pool.h"
 
 HCRT_ABI_EXPORT volatile int32_t __hcrt_migrate_pending = 0;
 

@@ -39,11 +39,11 @@
 #include <sys/resource.h>
 #include <ucontext.h>
 
+#include "base/config.h"
+#include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
-#include "libhcrt/config.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
 #include "libhcrt/runtime.h"
 
 #define MIB ((size_t)1 << 20)

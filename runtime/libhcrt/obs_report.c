@@ -14,12 +14,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libhcrt/config.h"
+#include "base/config.h"
+#include "base/log.h"
+#include "base/stats.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
+#include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
-#include "libhcrt/stats.h"
-#include "libhcrt/trace.h"
 
 #define TAG_TEXT 0x4f42
 #define CHUNK (1 << 30)

@@ -32,11 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/kmp_abi.h"
+#include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
 #include "libhcrt/runtime.h"
 
 #define HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())

@@ -11,9 +11,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
+#include "base/stats.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
-#include "libhcrt/stats.h"
 
 #define NBUCKETS 4096 /* power of two */
 

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
 
 #define CHUNK_SIZE ((size_t)1 << 20)
 #define MIN_ALIGN 16

@@ -7,25 +7,14 @@
  * 0 (any one thread is allowed, and it keeps the single's output on the
  * head); critical = libomp's critical, then a DSM lock named by its address.
  */
+#include "base/kmp_abi.h"
+#include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
-#include "libhcrt/trace.h"
+#include "libhcrt/observe.h"
 
 #define HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
-
-void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid)
-{
-    uint64_t t0 = hcrt__obs_now();
-
-    __kmpc_barrier(loc, gtid);
-    if (hcrt__dsm_barrier_team(hcrt__cluster_team.local) != HCRT_OK)
-        hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed (%s)",
-                   loc && loc->psource ? loc->psource : "?");
-    HCRT_OBS(hcrt__obs_barrier(t0));
-}
 
 HCRT_ABI_EXPORT void __hcrt_barrier(hcrt_ident_t *loc, int32_t gtid)
 {

@@ -12,10 +12,10 @@
 #include <inttypes.h>
 #include <stdlib.h>
 
+#include "base/log.h"
+#include "base/stats.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
 #include "libhcrt/offload/ofl_exec.h"
-#include "libhcrt/stats.h"
 #include "libhcrt/target.h"
 
 #define MAX_STACK_PARAMS 64

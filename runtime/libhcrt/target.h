@@ -27,7 +27,5 @@ enum {
 /* Whether device_id names the host device (the head on one node). */
 int hcrt__device_is_host(int64_t device_id);
 void hcrt__target_data_print(FILE *out);
-/* __tgt_register_requires flags seen so far. */
-int64_t hcrt__target_requires(void);
 
 #endif /* HCRT_TARGET_H */

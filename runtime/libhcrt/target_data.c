@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/target.h"
 
@@ -226,18 +226,11 @@ HCRT_DEF_TGT_DATA(end, map_exit, ends)
 HCRT_DEF_TGT_DATA(update, NULL, updates)
 #undef HCRT_DEF_TGT_DATA
 
-static int64_t requires_flags;
-
-int64_t hcrt__target_requires(void)
-{
-    return __atomic_load_n(&requires_flags, __ATOMIC_RELAXED);
-}
-
 HCRT_ABI_EXPORT void __hcrt_register_requires(int64_t flags)
 {
     /* unified_shared_memory, unified_address, reverse_offload: all hold
      * trivially on the host device; remember them for the cluster runtime. */
-    __atomic_fetch_or(&requires_flags, flags, __ATOMIC_RELAXED);
+    hcrt__offload_register_requires(flags);
 }
 
 void hcrt__target_data_print(FILE *out)

@@ -36,12 +36,12 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "base/config.h"
+#include "base/kmp_abi.h"
+#include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
-#include "libhcrt/config.h"
 #include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
 
 #define HCRT_EXPORT __attribute__((visibility("default")))
 #define GUARD ((size_t)1 << 20)

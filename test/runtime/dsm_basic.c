@@ -4,7 +4,7 @@
  */
 #include <errno.h>
 
-#include "libhcrt/stats.h"
+#include "base/stats.h"
 
 #include "dsm_test.h"
 

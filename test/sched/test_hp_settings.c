@@ -1,20 +1,23 @@
 /*
  * test_hp_settings.c - the HCRT_SCHED_* loop settings reach the HetProbe
- * parameters (runtime/sched/hetprobe_config.c, through libhcrt's settings
- * table). Run by ctest with different environments:
+ * parameters (runtime/sched/hetprobe_config.c, through runtime/base's
+ * settings table with sched's rows registered). Run by ctest with different
+ * environments:
  *   test_hp_settings defaults | custom | file | bad_csr | bad_file
  */
 #define TEST_MAIN
 #include <math.h>
 
-#include "libhcrt/config.h"
+#include "base/config.h"
 #include "sched/hetprobe.h"
+#include "sched/sched.h"
 #include "test_util.h"
 
 static hcrt__hetprobe_settings_t s;
 
 static hcrt_status_t load(int nnodes)
 {
+    hcrt__sched_settings_register();
     hcrt_status_t rc = hcrt__config_init();
     return rc != HCRT_OK ? rc : hcrt__hetprobe_settings_load(nnodes, &s);
 }

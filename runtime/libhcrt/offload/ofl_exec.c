@@ -14,9 +14,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libhcrt/config.h"
+#include "base/config.h"
+#include "base/log.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
 #include "libhcrt/offload/ofl_exec_int.h"
 
 ofl_state_t hcrt__ofl;

@@ -55,6 +55,9 @@ void *hcrt__offload_dev_alloc(size_t size);
 int hcrt__offload_dev_free(void *p);
 /* Whether [p, p + len) lies in a block of hcrt__offload_dev_alloc. */
 int hcrt__offload_is_dev_mem(const void *p, size_t len);
+/* Records the program's `requires` clauses (flags of all modules, or-ed):
+ * what they ask decides which target regions may leave the head. */
+void hcrt__offload_register_requires(int64_t flags);
 
 /* Task hooks (tasks.c): target tasks are allocated detachable and their
  * depend lists remembered, so a nowait region can complete its task later

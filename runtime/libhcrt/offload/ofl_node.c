@@ -16,9 +16,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "libhcrt/config.h"
+#include "base/config.h"
+#include "base/log.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/offload/ofl_wire.h"
 
