@@ -386,6 +386,7 @@ void hcrt__cluster_init(void)
     int size = hcrt__size(), mine = omp_get_max_threads();
 
     add_global_areas();
+    hcrt__mainstack_reserve();
     if (hcrt__dsm_init(comm) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "the DSM could not start (see above)");
     hcrt__cluster_heap_lo = (uintptr_t)hcrt__dsm_base();
@@ -409,6 +410,7 @@ void hcrt__cluster_init(void)
     local_refresh = (int)hcrt__config_int("HCRT_SCHED_LOCAL_REFRESH");
     hcrt__stats_register("cluster", print_cluster, NULL);
     hcrt__cluster_on = 1;
+    hcrt__threads_init(); /* libomp's threads on DSM stacks from now on */
     hcrt_debug(HCRT_MOD_CORE, "cluster mode: %d nodes, %d threads in all", size,
                default_total);
 }

@@ -320,14 +320,16 @@ HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
     cluster_wanted = launcher_size() > 1 && hcrt__config_init() == HCRT_OK &&
                      hcrt__config_bool("HCRT_CLUSTER");
     /* Before MPI maps anything: identical addresses in every rank. */
-    if (cluster_wanted)
+    if (cluster_wanted) {
         hcrt__dsm_prepare_address_space(argc, argv);
+        hcrt__mainstack_prepare();
+    }
     hcrt__runtime_init(&argc, &argv);
     if (rank == 0) {
         hcrt__cluster_set_main_thread();
-        return user_main(argc, argv, envp);
+        return hcrt__mainstack_run_main(user_main, argc, argv, envp);
     }
     if (hcrt__cluster_on)
-        return hcrt__cluster_worker_loop();
+        return hcrt__mainstack_run_worker(hcrt__cluster_worker_loop);
     return worker_wait_status();
 }
