@@ -667,10 +667,8 @@ void hcrt__cl_hp_setup(hcrt__cl_pool_t *p, int pct)
         cached.share = h->d.share;
         cached.window = 0, cached.first = 0, cached.remaining = p->trip;
         record(p, &cached, 0, 1, 0, 0);
-        hcrt__cluster_note_loop(h->single == 0);
         return;
     }
-    hcrt__cluster_note_loop(0); /* probes on every node */
     if (p->trip < 2 * h->prm.min_probe_iters * (uint64_t)p->total) {
         final_split(p, 0); /* too small to probe: static by the prior */
         hcrt__hetprobe_decision_t d = {.kind = HCRT_HP_STATIC,
