@@ -8,8 +8,10 @@
  * only when the worst it can lose fits the budget: the losses of all tries
  * so far plus this one's estimate stay under `budget` x max(elapsed,
  * 1 s). Without a measurement of the head alone, a call there is taken
- * to cost nodes x the all-nodes cycle (every node computed all the time,
- * and the pages move), and the call back on all nodes one more cycle.
+ * to cost nodes x the call's own time on all nodes (every node computed
+ * all the time, and the pages move) more, and the call back on all nodes
+ * one more. One region tries at a time: a cycle that overlaps another
+ * region's try is left out of the averages (it measured two changes).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -89,16 +91,17 @@ static double try_estimate(const hcrt__place_table_t *t,
 {
     hcrt_place_t alt = (hcrt_place_t)!r->choice;
     double ref = hcrt__place_cost(r, (hcrt_place_t)r->choice);
+    double own = r->own[r->choice] > 0 ? r->own[r->choice] : ref;
     double gap, alt_cost = r->avg[alt];
 
     if (alt_cost > 0)
         gap = alt_cost - ref;
     else /* never measured: the head alone does all the nodes' work */
-        gap = alt == HCRT_PLACE_HEAD ? t->p.nodes * ref : ref;
+        gap = alt == HCRT_PLACE_HEAD ? t->p.nodes * own : own;
     if (gap < t->p.tie * ref)
         gap = t->p.tie * ref;
     /* the call back on the choice moves the pages again */
-    return gap * t->p.try_calls + ref;
+    return gap * t->p.try_calls + own;
 }
 
 static int try_allowed(hcrt__place_table_t *t, const hcrt__place_region_t *r,
@@ -115,11 +118,35 @@ static int try_allowed(hcrt__place_table_t *t, const hcrt__place_region_t *r,
     return 0;
 }
 
+static void end_try(hcrt__place_table_t *t)
+{
+    hcrt__place_region_t *b = t->busy;
+
+    if (b->trying) { /* left unfinished: its region is not called now */
+        b->trying = 0;
+        b->next_check = b->calls + b->interval;
+    }
+    t->busy = NULL;
+    t->epoch++;
+}
+
+/* A try whose region has not come back for 4 of its cycles (or 0.1 s)
+ * no longer holds the others back. */
+static int stale(const hcrt__place_table_t *t, uint64_t now_ns)
+{
+    const hcrt__place_region_t *b = t->busy;
+    double c = b->avg[0] > b->avg[1] ? b->avg[0] : b->avg[1];
+
+    return (double)(now_ns - t->busy_t0) > (4 * c > 1e8 ? 4 * c : 1e8);
+}
+
 hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
                                 uint64_t now_ns)
 {
     hcrt_place_t where = (hcrt_place_t)r->choice;
 
+    if (t->busy && t->busy != r && stale(t, now_ns))
+        end_try(t);
     if (!t->p.enabled) {
         where = HCRT_PLACE_ALL;
     } else if (r->calls == 0) {
@@ -128,16 +155,20 @@ hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
     } else if (r->trying > 0) {
         r->trying--;
         where = (hcrt_place_t)!r->choice;
-    } else if (r->calls >= r->next_check) {
+    } else if (r->calls >= r->next_check && (!t->busy || t->busy == r)) {
         if (try_allowed(t, r, now_ns)) {
             r->trying = t->p.try_calls - 1;
             r->tries++;
             where = (hcrt_place_t)!r->choice;
+            t->busy = r, t->busy_t0 = now_ns;
+            t->epoch++;
         } else {
             r->next_check = r->calls + t->p.recheck_min;
         }
     }
     r->transition = r->calls == 0 || where != r->last;
+    r->epoch_at = t->epoch;
+    r->quiet = !t->busy || t->busy == r;
     r->last = (uint8_t)where;
     r->pending = 1;
     r->calls++;
@@ -223,8 +254,29 @@ void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
             t->lost_ns += cycle - ref;
         }
     }
-    if (!r->transition)
+    if (!r->transition && r->quiet && r->epoch_at == t->epoch)
         steady_sample(t, r, where, cycle);
-    if (where != r->choice && r->trying == 0)
+    if (where != r->choice && r->trying == 0) {
         decide(t, r);
+        if (t->busy == r)
+            end_try(t);
+    }
+}
+
+hcrt_place_t hcrt__place_call(hcrt__place_table_t *t, hcrt__place_region_t *r,
+                              uint64_t now_ns)
+{
+    if (r->pending)
+        hcrt__place_record(t, r, now_ns - r->t_call);
+    hcrt_place_t where = hcrt__place_choose(t, r, now_ns);
+    r->t_call = now_ns;
+    return where;
+}
+
+void hcrt__place_own(hcrt__place_table_t *t, hcrt__place_region_t *r,
+                     uint64_t ns)
+{
+    double *o = &r->own[r->last];
+
+    *o = *o > 0 ? *o + t->p.alpha * ((double)ns - *o) : (double)ns;
 }
