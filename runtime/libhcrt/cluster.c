@@ -552,8 +552,11 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     int32_t nt = pending_nt;
 
     pending_nt = 0;
-    if (!main_thread || omp_get_level() != 0 ||
-        region->kind != HCRT_REGION_CLUSTER ||
+    if (!main_thread || omp_get_level() != 0)
+        goto local;
+    uint64_t t0 = hcrt__now_ns();
+    hcrt__cluster_place_cycle(t0); /* the last call's cycle ends here */
+    if (region->kind != HCRT_REGION_CLUSTER ||
         __atomic_load_n(&teams_active, __ATOMIC_RELAXED) > 0)
         goto local;
     int total = nt > 0 ? nt : hcrt__cluster_max_threads();
@@ -568,13 +571,11 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         goto local;
     }
-    uint64_t t0 = hcrt__now_ns();
     if (hcrt__cluster_place_choose(region, total, t0) == HCRT_PLACE_HEAD) {
         __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         counters.placed_head++;
         hcrt__cluster_place_run_head(loc, region, args, total);
-        hcrt__cluster_place_done(hcrt__now_ns());
         return 1;
     }
     cmd.tls_push = hcrt__cluster_place_tls_push(total);
@@ -597,9 +598,7 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     run_region(loc, region, args, total);
     counters.forks++;
     counters.fork_ns += t1 - t0;
-    uint64_t t2 = hcrt__now_ns();
-    counters.join_ns += t2 - t1;
-    hcrt__cluster_place_done(t2);
+    counters.join_ns += hcrt__now_ns() - t1;
     return 1;
 local:
     if (nt > 0)

@@ -40,8 +40,11 @@
 
 static hcrt__place_table_t tab;
 static int place_on;
-static hcrt__place_region_t *cur; /* the call running (head) */
-static uint64_t cur_t0;
+static struct {
+    hcrt__place_region_t *r;
+    const hcrt_region_desc_t *desc;
+    uint64_t t0;
+} open_call; /* the call whose cycle runs until the next fork */
 static const hcrt_region_desc_t *descs[PLACE_SLOTS]; /* per table slot */
 
 /* threadprivate images */
@@ -126,19 +129,21 @@ hcrt_place_t hcrt__cluster_place_choose(const hcrt_region_desc_t *region,
     if (!r)
         return HCRT_PLACE_ALL;
     descs[r - tab.slots] = region;
-    uint8_t before = r->choice;
-    hcrt_place_t where = hcrt__place_call(&tab, r, now_ns);
-    if (r->choice != before)
-        trace_change(region, r, now_ns);
-    cur = r, cur_t0 = now_ns;
-    return where;
+    open_call.r = r, open_call.desc = region, open_call.t0 = now_ns;
+    return hcrt__place_choose(&tab, r, now_ns);
 }
 
-void hcrt__cluster_place_done(uint64_t now_ns)
+void hcrt__cluster_place_cycle(uint64_t now_ns)
 {
-    if (cur)
-        hcrt__place_own(&tab, cur, now_ns - cur_t0);
-    cur = NULL;
+    hcrt__place_region_t *r = open_call.r;
+
+    if (!r)
+        return;
+    uint8_t before = r->choice;
+    hcrt__place_record(&tab, r, now_ns - open_call.t0);
+    if (r->choice != before)
+        trace_change(open_call.desc, r, now_ns);
+    open_call.r = NULL;
 }
 
 /* ---- threadprivate images ------------------------------------------------ */

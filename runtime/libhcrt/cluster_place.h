@@ -16,12 +16,12 @@
 
 /* Every rank at cluster start-up (after the team sizes are known). */
 void hcrt__cluster_place_init(void);
-/* Head: where this call of `region` (a team of `total`) runs; the
- * region's previous call's cycle ends here. */
+/* Head, at every fork of its main thread at level 0: the cycle of the
+ * call chosen last ends here. */
+void hcrt__cluster_place_cycle(uint64_t now_ns);
+/* Head: where this call of `region` (a team of `total`) runs. */
 hcrt_place_t hcrt__cluster_place_choose(const hcrt_region_desc_t *region,
                                         int total, uint64_t now_ns);
-/* Head: the call chosen last has joined. */
-void hcrt__cluster_place_done(uint64_t now_ns);
 /* Head: runs the call on the head alone with `total` threads. */
 void hcrt__cluster_place_run_head(hcrt_ident_t *loc,
                                   const hcrt_region_desc_t *region, void **args,

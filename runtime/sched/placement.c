@@ -4,14 +4,14 @@
  * A region's calls run on its chosen placement; a *try* runs `try_calls`
  * calls on the other one. The first call of a try (and of the region) is a
  * transition: pages move between the nodes, so its cycle is charged as a
- * loss but not averaged; the later calls are steady samples. A try starts
- * only when the worst it can lose fits the budget: the losses of all tries
- * so far plus this one's estimate stay under `budget` x max(elapsed,
- * 1 s). Without a measurement of the head alone, a call there is taken
- * to cost nodes x the call's own time on all nodes (every node computed
- * all the time, and the pages move) more, and the call back on all nodes
- * one more. One region tries at a time: a cycle that overlaps another
- * region's try is left out of the averages (it measured two changes).
+ * loss but not averaged; the later calls are steady samples. The head
+ * alone is tried right after the first call (compared with that call
+ * while all nodes have no steady sample). The losses of all tries stay
+ * under `budget` x max(elapsed, 1 s): a try of all nodes starts only when
+ * its worst case fits (the measured gap plus the call back); a try of
+ * the head alone (the one-node run of the call) only while earlier tries
+ * did not overspend. One region tries at a time, and a cycle that
+ * overlaps another region's try is left out of the averages.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -27,10 +27,10 @@ void hcrt__place_params_default(hcrt__place_params_t *p, int nodes)
                                 .nodes = nodes > 1 ? nodes : 2,
                                 .budget = 0.03,
                                 .allowance_ns = 0,
-                                .alpha = 0.5,
+
                                 .tie = 0.02,
                                 .drift = 0.5,
-                                .try_calls = 2,
+                                .try_calls = 3,
                                 .recheck_min = 8,
                                 .recheck_max = 1024};
 }
@@ -71,7 +71,7 @@ hcrt__place_region_t *hcrt__place_region(hcrt__place_table_t *t, uint64_t id)
             memset(r, 0, sizeof(*r));
             r->used = 1, r->id = id;
             r->interval = t->p.recheck_min;
-            r->next_check = 2; /* after one cold and one steady call */
+            r->next_check = 1; /* the head alone right after the first */
             return r;
         }
     }
@@ -91,17 +91,17 @@ static double try_estimate(const hcrt__place_table_t *t,
 {
     hcrt_place_t alt = (hcrt_place_t)!r->choice;
     double ref = hcrt__place_cost(r, (hcrt_place_t)r->choice);
-    double own = r->own[r->choice] > 0 ? r->own[r->choice] : ref;
+
     double gap, alt_cost = r->avg[alt];
 
     if (alt_cost > 0)
         gap = alt_cost - ref;
     else /* never measured: the head alone does all the nodes' work */
-        gap = alt == HCRT_PLACE_HEAD ? t->p.nodes * own : own;
+        gap = alt == HCRT_PLACE_HEAD ? t->p.nodes * ref : ref;
     if (gap < t->p.tie * ref)
         gap = t->p.tie * ref;
     /* the call back on the choice moves the pages again */
-    return gap * t->p.try_calls + own;
+    return gap * t->p.try_calls + ref;
 }
 
 static int try_allowed(hcrt__place_table_t *t, const hcrt__place_region_t *r,
@@ -111,8 +111,12 @@ static int try_allowed(hcrt__place_table_t *t, const hcrt__place_region_t *r,
 
     if (elapsed < HORIZON_NS)
         elapsed = HORIZON_NS;
-    if (t->lost_ns + try_estimate(t, r) <=
-        t->p.budget * elapsed + t->p.allowance_ns)
+    double budget = t->p.budget * elapsed + t->p.allowance_ns;
+    /* A call on the head alone is the program's one-node run of it: such
+     * a try waits only while earlier tries overspent. A call on all nodes
+     * may lose without bound: its worst case must fit. */
+    double est = r->choice == HCRT_PLACE_ALL ? 0 : try_estimate(t, r);
+    if (t->lost_ns + est <= budget)
         return 1;
     t->budget_refused++;
     return 0;
@@ -203,36 +207,53 @@ static void decide(hcrt__place_table_t *t, hcrt__place_region_t *r)
     double pay = c_new > 0 ? try_estimate(t, r) / (t->p.budget * c_new) : 0;
     if (pay > MAX_SPACING)
         pay = MAX_SPACING;
+    if (r->avg[!r->choice] <= 0) /* compared with a cold call: look again */
+        pay = 0, r->interval = t->p.recheck_min;
     r->next_check =
         r->calls + (pay > r->interval ? (uint64_t)pay : r->interval);
 }
 
-/* A steady call folds into its placement's average. On the chosen one, a
- * call slower than the drift band is left out unless DRIFT_CALLS in a row
- * are: then the average restarts from it (the old one describes a call
- * that is gone) and the other placement is tried again at once. */
+/* The median of a placement's last RING steady cycles: one call slowed by
+ * the machine (a descheduled node, a page storm) does not move it. */
+static void ring_add(hcrt__place_region_t *r, hcrt_place_t w, double cycle)
+{
+    double v[HCRT_PLACE_RING];
+    int n;
+
+    r->ring[w][r->rpos[w]] = cycle;
+    r->rpos[w] = (uint8_t)((r->rpos[w] + 1) % HCRT_PLACE_RING);
+    if (r->nring[w] < HCRT_PLACE_RING)
+        r->nring[w]++;
+    n = r->nring[w];
+    memcpy(v, r->ring[w], sizeof(double) * (size_t)n);
+    for (int i = 1; i < n; i++) /* insertion sort of at most 5 */
+        for (int k = i; k > 0 && v[k - 1] > v[k]; k--) {
+            double x = v[k];
+            v[k] = v[k - 1], v[k - 1] = x;
+        }
+    r->avg[w] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A steady call joins its placement's samples. DRIFT_CALLS calls in a row
+ * on the choice slower than the drift band restart the samples from the
+ * last (the old ones describe a call that is gone) and bring the try of
+ * the other placement forward. */
 #define DRIFT_CALLS 3
 static void steady_sample(hcrt__place_table_t *t, hcrt__place_region_t *r,
                           hcrt_place_t where, double cycle)
 {
-    double *avg = &r->avg[where];
-
-    if (*avg <= 0) {
-        *avg = cycle;
-        return;
-    }
-    if (where == r->choice && r->trying == 0 &&
-        cycle > *avg * (1 + t->p.drift)) {
-        if (++r->slow < DRIFT_CALLS)
-            return;
-        *avg = cycle;
+    if (where == r->choice && r->trying == 0 && r->nring[where] &&
+        cycle > r->avg[where] * (1 + t->p.drift)) {
+        if (++r->slow >= DRIFT_CALLS) {
+            r->slow = 0;
+            r->nring[where] = 0, r->rpos[where] = 0;
+            if (r->next_check > r->calls)
+                r->next_check = r->calls;
+        }
+    } else {
         r->slow = 0;
-        if (r->next_check > r->calls)
-            r->next_check = r->calls;
-        return;
     }
-    r->slow = 0;
-    *avg += t->p.alpha * (cycle - *avg);
+    ring_add(r, where, cycle);
 }
 
 void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
@@ -261,22 +282,4 @@ void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
         if (t->busy == r)
             end_try(t);
     }
-}
-
-hcrt_place_t hcrt__place_call(hcrt__place_table_t *t, hcrt__place_region_t *r,
-                              uint64_t now_ns)
-{
-    if (r->pending)
-        hcrt__place_record(t, r, now_ns - r->t_call);
-    hcrt_place_t where = hcrt__place_choose(t, r, now_ns);
-    r->t_call = now_ns;
-    return where;
-}
-
-void hcrt__place_own(hcrt__place_table_t *t, hcrt__place_region_t *r,
-                     uint64_t ns)
-{
-    double *o = &r->own[r->last];
-
-    *o = *o > 0 ? *o + t->p.alpha * ((double)ns - *o) : (double)ns;
 }

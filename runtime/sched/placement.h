@@ -5,15 +5,13 @@
  * Per region (its descriptor id) the head chooses, before each fork, to run
  * the region on all nodes or on the head alone. The choice comes from
  * measured per-call costs of real calls, never from a re-run: a call's
- * cost is its *cycle*, the time from its fork to the next fork of the same
- * region, so what the region's placement pushes onto the sequential code
- * and the other regions that follow it (pages to fetch again, diffs) is
- * charged to it. The first call of a region runs on all nodes; the other
- * placement is tried for a few calls when the loss such a try can cost
- * fits the exploration budget (a fraction of the time the program has
- * run), one region at a time (so that a cycle measures one change), and
- * re-checked at growing intervals or when the chosen placement's cost
- * drifts.
+ * cost is its *cycle*, the time from its fork to the next fork of any
+ * region on the head, so what the call leaves to the sequential code after
+ * it (faults on pages the other nodes hold, diffs) is charged to it. The first
+ * call of a region runs on all nodes; the other placement is tried for a few
+ * calls when the loss such a try can cost fits the exploration budget (a
+ * fraction of the time the program has run), one region at a time, and
+ * re-checked at growing intervals or when the chosen placement's cost drifts.
  */
 #ifndef HCRT_SCHED_PLACEMENT_H
 #define HCRT_SCHED_PLACEMENT_H
@@ -27,11 +25,11 @@ typedef enum hcrt_place {
 } hcrt_place_t;
 
 typedef struct hcrt__place_params {
-    int enabled;          /* 0: every call on all nodes */
-    int nodes;            /* nodes in the job */
-    double budget;        /* fraction of elapsed time tries may lose */
-    double allowance_ns;  /* loss allowed at any time on top of it */
-    double alpha;         /* EWMA weight of a new steady cycle */
+    int enabled;         /* 0: every call on all nodes */
+    int nodes;           /* nodes in the job */
+    double budget;       /* fraction of elapsed time tries may lose */
+    double allowance_ns; /* loss allowed at any time on top of it */
+
     double tie;           /* the head wins unless all nodes are faster
                              by more than this fraction */
     double drift;         /* chosen calls slower by more than this
@@ -42,19 +40,22 @@ typedef struct hcrt__place_params {
     uint32_t recheck_max; /*   decision holds, up to this */
 } hcrt__place_params_t;
 
+#define HCRT_PLACE_RING 5 /* steady cycles kept per placement */
+
 typedef struct hcrt__place_region {
     uint64_t id;
     uint64_t calls;      /* calls chosen so far */
     uint64_t next_check; /* call number of the next try */
-    double avg[2];       /* EWMA of steady cycles (ns), 0: none yet */
-    uint64_t runs[2];    /* calls run per placement */
-    double time_ns[2];   /* cycle time measured per placement */
-    double lost_ns;      /* what this region's tries lost */
-    double own[2];       /* EWMA of fork-to-join times (ns) */
-    uint64_t t_call;     /* fork of the last call (hcrt__place_call) */
-    uint64_t epoch_at;   /* the table's epoch at the last call */
-    uint32_t interval;   /* calls between re-checks now */
-    uint32_t trying;     /* calls of the current try still to run */
+    double avg[2];       /* median of the steady cycles (ns), 0: none */
+    double ring[2][HCRT_PLACE_RING]; /* the last steady cycles */
+    uint8_t nring[2], rpos[2];
+    uint64_t runs[2];  /* calls run per placement */
+    double time_ns[2]; /* cycle time measured per placement */
+    double lost_ns;    /* what this region's tries lost */
+
+    uint64_t epoch_at; /* the table's epoch at the last call */
+    uint32_t interval; /* calls between re-checks now */
+    uint32_t trying;   /* calls of the current try still to run */
     uint32_t tries, switches;
     uint8_t used, choice, last, pending; /* pending: a call awaits its cycle */
     uint8_t transition; /* the pending call changed placement */
@@ -93,14 +94,7 @@ hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
 /* The cycle (ns) of the call last chosen for `r`. */
 void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
                         uint64_t cycle_ns);
-/* Both at a fork at `now_ns`: the previous call's cycle ends, and where this
- * call runs. */
-hcrt_place_t hcrt__place_call(hcrt__place_table_t *t, hcrt__place_region_t *r,
-                              uint64_t now_ns);
-/* The fork-to-join time of the call last chosen (sizes the worst case of
- * a try before the other placement was measured). */
-void hcrt__place_own(hcrt__place_table_t *t, hcrt__place_region_t *r,
-                     uint64_t ns);
+
 /* Mean measured cycle (ns) per call of `r` on `where` (EWMA of steady
  * calls, else the mean of all), 0 when never run there. */
 double hcrt__place_cost(const hcrt__place_region_t *r, hcrt_place_t where);

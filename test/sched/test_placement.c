@@ -61,9 +61,9 @@ static void test_first(void)
     sim_t s;
     sim_init(&s, 2, 1);
     CHECK(sim_call(&s, 1e6, 1e3) == HCRT_PLACE_ALL, "first call on all");
-    CHECK(sim_call(&s, 1e6, 1e3) == HCRT_PLACE_ALL, "steady sample on all");
-    CHECK(s.r->avg[HCRT_PLACE_ALL] == 1e6, "first call is not averaged: %g",
+    CHECK(s.r->avg[HCRT_PLACE_ALL] == 0, "first call is not averaged: %g",
           s.r->avg[HCRT_PLACE_ALL]);
+    CHECK(sim_call(&s, 1e6, 1e3) == HCRT_PLACE_HEAD, "then the head alone");
     hcrt__place_fini(&s.t);
 }
 
@@ -76,11 +76,11 @@ static void test_head_wins(void)
     for (int i = 0; i < 2000; i++)
         if (sim_call(&s, 310e3, 12e3) == HCRT_PLACE_HEAD && first_head < 0)
             first_head = i;
-    CHECK(first_head == 2, "head tried at call %d", first_head);
+    CHECK(first_head == 1, "head tried at call %d", first_head);
     CHECK(s.r->choice == HCRT_PLACE_HEAD, "choice %d", s.r->choice);
     /* re-checks back off: 8, 16, ... 1024 calls apart */
     CHECK(s.r->tries <= 10, "%u tries in 2000 calls", s.r->tries);
-    CHECK(s.on[HCRT_PLACE_ALL] <= 2 + 2 * 10, "%llu calls on all nodes",
+    CHECK(s.on[HCRT_PLACE_ALL] <= 1 + 2 * 10, "%llu calls on all nodes",
           (unsigned long long)s.on[HCRT_PLACE_ALL]);
     hcrt__place_fini(&s.t);
 }
@@ -101,19 +101,20 @@ static void test_all_wins(void)
     hcrt__place_fini(&s.t);
 }
 
-/* Long calls: a try of the head may lose a whole call; none runs before
- * its worst case fits 3 % of the time run so far. */
+/* Long calls that split: the first try of the head alone loses ~3 calls
+ * (a one-node run of them); later tries keep the losses within 3 % of the
+ * run, with one try's overspend. */
 static void test_budget(void)
 {
     sim_t s;
     sim_init(&s, 4, 1);
     for (int i = 0; i < 400; i++) {
         sim_call(&s, 0.25e9, 1e9);
-        CHECK(s.lost_vs_best <= 0.03 * (s.total > 1e9 ? s.total : 1e9) + 1,
+        CHECK(s.lost_vs_best <= 0.03 * (s.total > 1e9 ? s.total : 1e9) + 3.5e9,
               "call %d: lost %.3g of %.3g ns", i, s.lost_vs_best, s.total);
     }
-    CHECK(s.t.budget_refused > 0, "the budget refused no try");
-    CHECK(s.r->tries >= 1, "never tried the head in 100 s");
+    CHECK(s.r->choice == HCRT_PLACE_ALL, "choice %d", s.r->choice);
+    CHECK(s.r->tries >= 2 && s.r->tries <= 4, "%u tries in 100 s", s.r->tries);
     hcrt__place_fini(&s.t);
 }
 
@@ -172,17 +173,16 @@ static void test_table(void)
     hcrt__place_fini(&t);
 }
 
-/* Two regions called in turn, A then B. The head alone is cheaper for A's
- * own call, but whichever region runs on all nodes after one that ran on
+/* Two regions called in turn, A then B, a call's cycle ending at the
+ * other's fork. Whichever region runs on all nodes after one that ran on
  * the head alone pays PUSH more (the other nodes fetch what the head
- * wrote). Every mixed placement is worse than all nodes for both; a
- * region judged by its own call time would move A to the head (310 a
- * step instead of 150); judged by its cycle (fork to its next fork), it
- * stays. Tries are one at a time. */
+ * wrote). Mixed placements cost 310 and 380 a step, all nodes 150, the
+ * head alone for both 140: the pushed cost moves B after A, and the pair
+ * does not rest in a mixed state. Tries are one at a time. */
 static void test_pushed(void)
 {
     enum { PUSH = 200 };
-    static const double own[2][2] = {{100e3, 60e3}, {50e3, 95e3}};
+    static const double own[2][2] = {{100e3, 60e3}, {50e3, 80e3}};
     hcrt__place_table_t t;
     hcrt__place_params_t p;
     hcrt__place_params_default(&p, 2);
@@ -190,24 +190,26 @@ static void test_pushed(void)
     hcrt__place_region_t *r[2] = {hcrt__place_region(&t, 1),
                                   hcrt__place_region(&t, 2)};
     uint64_t now = 0;
-    int prev_head = 0, both_trying = 0;
-    double total = 0;
+    int prev_head = 0, both_trying = 0, k_last = -1;
+    double total = 0, c_last = 0;
     for (int step = 0; step < 20000; step++)
         for (int k = 0; k < 2; k++) {
-            int w = (int)hcrt__place_call(&t, r[k], now);
+            if (k_last >= 0)
+                hcrt__place_record(&t, r[k_last], (uint64_t)c_last);
+            int w = (int)hcrt__place_choose(&t, r[k], now);
             double c = own[k][w];
             if (w == HCRT_PLACE_ALL && prev_head)
                 c += PUSH * 1e3;
             prev_head = w == HCRT_PLACE_HEAD;
-            hcrt__place_own(&t, r[k], (uint64_t)c);
             now += (uint64_t)c;
             total += c;
+            k_last = k, c_last = c;
             both_trying += r[0]->trying && r[1]->trying;
         }
-    CHECK(r[0]->choice == HCRT_PLACE_ALL && r[1]->choice == HCRT_PLACE_ALL,
+    CHECK(r[0]->choice == HCRT_PLACE_HEAD && r[1]->choice == HCRT_PLACE_HEAD,
           "choices %d %d", r[0]->choice, r[1]->choice);
-    CHECK(total <= 20000 * 150e3 * 1.03 + 0.03e9, "%.4g ns for %.4g", total,
-          20000 * 150e3);
+    CHECK(total <= 20000 * 140e3 * 1.03 + 0.03e9, "%.4g ns for %.4g", total,
+          20000 * 140e3);
     CHECK(both_trying == 0, "two tries at once %d times", both_trying);
     hcrt__place_fini(&t);
 }

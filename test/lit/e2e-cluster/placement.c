@@ -1,23 +1,20 @@
 // Region placement (docs/placement.md), one thread per rank. A region of
 // tiny schedule(static) loops over data the head rewrites before every call
 // (DSM-hostile) ends up on the head alone. A compute-bound region called
-// every 30th step keeps both nodes: a try on the head alone could lose a
-// whole call of ~10 ms or more, over the default budget (3 % of 1 s for a
-// short run). Every call checks what a program can observe whichever team
-// ran it: nowait static loops that rely on the same mapping,
-// omp_get_num_threads() against omp_get_max_threads() and per-thread slots
-// sized in sequential code, single/copyprivate/master/reductions, and
-// threadprivate values that must persist from the compute-bound region to
-// the tiny one and back while they run on different nodes. In the runs
-// that check the tiny region the budget is lifted
-// (HCRT_SCHED_PLACE_BUDGET=1) so that tries happen at once on a loaded
-// machine. With HCRT_SCHED_PLACE=0 no region leaves the nodes; the answers
-// are the same.
+// every 30th step goes wherever its calls are faster (on this shared
+// machine that depends on the other jobs; test/sched checks the policy
+// that keeps such a region on all nodes). Every call checks what a program
+// can observe whichever team ran it: nowait static loops that rely on the
+// same mapping, omp_get_num_threads() against omp_get_max_threads() and
+// per-thread slots sized in sequential code, single/copyprivate/master/
+// reductions, and threadprivate values that must persist from the
+// compute-bound region to the tiny one and back while they run on
+// different nodes. The budget is lifted (HCRT_SCHED_PLACE_BUDGET=1) so
+// that tries of all nodes happen at once on a loaded machine. With
+// HCRT_SCHED_PLACE=0 no region leaves the nodes; the answers are the same.
 // RUN: %hcc -fopenmp -O2 -g %s -o %t
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_SCHED_PLACE_BUDGET=1 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_SCHED_PLACE_BUDGET -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
 // RUN: FileCheck %s --check-prefix=ON <%t.out
-// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -np 2 %t >%t.budget 2>%t.err; cat %t.err >>%t.budget
-// RUN: FileCheck %s --check-prefix=BUDGET <%t.budget
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_SCHED_PLACE=0 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_SCHED_PLACE -np 2 %t >%t.off 2>%t.err; cat %t.err >>%t.off
 // RUN: FileCheck %s --check-prefix=OFF <%t.off
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=2 HCRT_SCHED_PLACE_BUDGET=1 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_SCHED_PLACE_BUDGET -np 4 %t >%t.np4 2>%t.err; cat %t.err >>%t.np4
@@ -27,10 +24,6 @@
 // ON-SAME: threadprivate data ({{[1-9][0-9]*}} bytes a thread) moved {{[1-9][0-9]*}} times
 // ON-DAG: region {{.*}}placement.c:{{[0-9]+}} (tiny{{.*}}) ran on the head alone: {{[0-9]+}} us/call there vs {{[0-9]+}} us/call on 2 nodes
 // ON-NOT: FAIL
-// BUDGET: results ok
-// BUDGET: region placement on: tries lost {{.*}}, {{[1-9][0-9]*}} tries refused by the budget
-// BUDGET-DAG: region {{.*}}placement.c:{{[0-9]+}} (compute{{.*}}) ran on all nodes: {{[0-9]+}} us/call, not tried on the head alone; 10 calls: 10 on all nodes
-// BUDGET-NOT: FAIL
 // OFF: results ok
 // OFF-DAG: kept on the head 0 (0 placed there)
 // OFF-DAG: region placement off
