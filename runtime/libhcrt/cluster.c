@@ -458,6 +458,7 @@ static void cluster_entry(int32_t *gtid, int32_t *btid,
     ws_seq = 0;
     hcrt__cluster_place_tls_enter(omp_get_thread_num());
     region->tramp(gtid, btid, args);
+    hcrt__cluster_place_tls_leave(omp_get_thread_num());
     uint32_t m = __atomic_load_n(&max_ws, __ATOMIC_RELAXED);
     while (ws_seq > m &&
            !__atomic_compare_exchange_n(&max_ws, &m, ws_seq, 1,
@@ -481,7 +482,7 @@ static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     if (hcrt__dsm_barrier() != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed at the end of a region");
     hcrt__dsm_region_end(region->id);
-    hcrt__cluster_place_tls_done();
+    hcrt__cluster_place_tls_done(total);
     HCRT_OBS(hcrt__obs_region_end(region));
     region_active = 0;
 }
@@ -556,6 +557,7 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         goto local;
     uint64_t t0 = hcrt__now_ns();
     hcrt__cluster_place_cycle(t0); /* the last call's cycle ends here */
+    hcrt__cluster_place_tls_drain();
     if (region->kind != HCRT_REGION_CLUSTER ||
         __atomic_load_n(&teams_active, __ATOMIC_RELAXED) > 0)
         goto local;
@@ -643,6 +645,7 @@ int hcrt__cluster_worker_loop(void)
             recv_tls(&cmd);
         if (cmd.tls_push)
             hcrt__cluster_place_tls_recv(cmd.total);
+        hcrt__cluster_place_tls_prepare(cmd.total);
         const hcrt_region_desc_t *region =
             hcrt__registry_region_by_id(cmd.region_id);
         if (!region || region->nargs != cmd.nargs)
@@ -686,6 +689,7 @@ void hcrt__cluster_head_exit(int status)
 {
     fork_cmd_t cmd = {.op = CMD_EXIT, .status = status};
 
+    hcrt__cluster_place_tls_drain();
     bcast_cmd(&cmd);
 }
 

@@ -13,11 +13,15 @@
  * regions of equal team size (dyn-var false), so logical thread k must
  * find its values whichever node runs it. The executable's TLS block
  * (threadprivate variables, C11 _Thread_local) of the threads the head
- * does not run on all nodes (k >= the head's share) is fetched from their
- * nodes before the first head-alone call after calls on all nodes, kept
- * in images on the head (each head-alone call installs image k in the
- * thread running k and saves it back at the end), and sent back with the
- * next fork to all nodes. A runtime linked statically into the executable
+ * does not run on all nodes (k >= the head's share) comes to the head
+ * before the first head-alone call after calls on all nodes, is kept in
+ * images there (each head-alone call installs image k in the thread
+ * running k and saves it back at the end), and goes back with the next
+ * fork to all nodes. When the images are small (EAGER_BYTES a node),
+ * every worker sends its threads' images at the end of each call on all
+ * nodes and the head takes them in at its next fork, so a switch to the
+ * head alone does not wait for a napping worker; larger ones are fetched
+ * when needed (CMD_TLS). A runtime linked statically into the executable
  * shares that block, so such programs keep every region on all nodes.
  */
 #include <inttypes.h>
@@ -35,7 +39,9 @@
 #include "libhcrt/cluster_place.h"
 #include "libhcrt/runtime.h"
 
-#define TAG_TLS 0x7c5 /* on the fork communicator */
+#define TAG_TLS 0x7c5   /* on the fork communicator */
+#define TAG_EAGER 0x7c6 /* images sent at the end of each call */
+#define EAGER_BYTES (256u << 10)
 #define PLACE_SLOTS 1024
 
 static hcrt__place_table_t tab;
@@ -55,6 +61,9 @@ static size_t img_cap;
 static int img_total;   /* team size the head's images are for */
 static int tls_on_head; /* the head holds the images of every thread */
 static int tls_pending; /* worker: install the received images */
+static int eager;       /* images travel after every call on all nodes */
+static int due_total;   /* head: a call on all nodes sent images (total) */
+static int img_fresh;   /* head: img holds every worker thread's image */
 static uint64_t tls_moves;
 static _Thread_local char tls_probe; /* in libhcrt's own TLS */
 
@@ -97,6 +106,8 @@ void hcrt__cluster_place_init(void)
             place_on = -1;
         }
     }
+    eager =
+        tls_len && (size_t)hcrt__cluster_max_threads() * tls_len <= EAGER_BYTES;
     if (hcrt__rank() != 0)
         return;
     hcrt__place_params_load(&p, hcrt__size());
@@ -139,10 +150,19 @@ void hcrt__cluster_place_cycle(uint64_t now_ns)
 
     if (!r)
         return;
-    uint8_t before = r->choice;
+    uint8_t before = r->choice, where = r->last;
+    uint32_t trying = r->trying;
     hcrt__place_record(&tab, r, now_ns - open_call.t0);
     if (r->choice != before)
         trace_change(open_call.desc, r, now_ns);
+    if (where != before && !trying) /* a try ended */
+        hcrt_debug(HCRT_MOD_SCHED,
+                   "placement: %s after a try of %s: %.0f us/call on the "
+                   "head alone, %.0f on all nodes (call %" PRIu64 ")",
+                   open_call.desc->name ? open_call.desc->name : "?",
+                   where == HCRT_PLACE_HEAD ? "the head alone" : "all nodes",
+                   hcrt__place_cost(r, HCRT_PLACE_HEAD) * 1e-3,
+                   hcrt__place_cost(r, HCRT_PLACE_ALL) * 1e-3, r->calls);
     open_call.r = NULL;
 }
 
@@ -153,6 +173,7 @@ static void img_reserve(size_t bytes)
     if (bytes <= img_cap)
         return;
     free(img);
+    img_fresh = 0;
     img = malloc(bytes);
     img_cap = img ? bytes : 0;
     if (!img)
@@ -217,6 +238,16 @@ void hcrt__cluster_place_tls_send(int total)
     tls_moves++;
 }
 
+void hcrt__cluster_place_tls_prepare(int total)
+{
+    hcrt_cluster_team_t t;
+
+    if (!eager)
+        return;
+    hcrt__cluster_team_of(total, hcrt__rank(), &t);
+    img_reserve((size_t)t.local * tls_len);
+}
+
 void hcrt__cluster_place_tls_recv(int total)
 {
     hcrt_cluster_team_t t;
@@ -234,9 +265,43 @@ void hcrt__cluster_place_tls_enter(int local_tid)
         memcpy(tls_block(), img + (size_t)local_tid * tls_len, tls_len);
 }
 
-void hcrt__cluster_place_tls_done(void)
+void hcrt__cluster_place_tls_leave(int local_tid)
 {
+    if (eager && hcrt__rank() != 0)
+        memcpy(img + (size_t)local_tid * tls_len, tls_block(), tls_len);
+}
+
+void hcrt__cluster_place_tls_done(int total)
+{
+    hcrt_cluster_team_t t;
+
     tls_pending = 0;
+    if (!eager)
+        return;
+    if (hcrt__rank() == 0) {
+        due_total = total, img_fresh = 0;
+        return;
+    }
+    hcrt__cluster_team_of(total, hcrt__rank(), &t);
+    MPI_Send(img, (int)(t.local * tls_len), MPI_BYTE, 0, TAG_EAGER,
+             hcrt__cluster_fork_comm());
+}
+
+void hcrt__cluster_place_tls_drain(void)
+{
+    hcrt_cluster_team_t t;
+
+    if (!due_total)
+        return;
+    img_reserve((size_t)due_total * tls_len);
+    for (int r = 1; r < hcrt__size(); r++) {
+        hcrt__cluster_team_of(due_total, r, &t);
+        MPI_Recv(img + (size_t)t.base * tls_len, (int)(t.local * tls_len),
+                 MPI_BYTE, r, TAG_EAGER, hcrt__cluster_fork_comm(),
+                 MPI_STATUS_IGNORE);
+    }
+    img_total = due_total, img_fresh = 1;
+    due_total = 0;
 }
 
 /* ---- the head alone ------------------------------------------------------ */
@@ -262,8 +327,12 @@ void hcrt__cluster_place_run_head(hcrt_ident_t *loc,
 {
     hcrt_cluster_team_t t;
 
-    if (tls_len && !tls_on_head)
-        tls_pull(total);
+    if (tls_len && !tls_on_head) {
+        if (img_fresh && img_total == total) /* sent after the last call */
+            tls_on_head = 1, tls_moves++;
+        else
+            tls_pull(total);
+    }
     hcrt__cluster_team_of(total, 0, &t);
     head_share = total == img_total ? t.local : total;
     __kmpc_push_num_threads(loc, __kmpc_global_thread_num(loc), total);

@@ -33,11 +33,17 @@ void hcrt__cluster_place_run_head(hcrt_ident_t *loc,
 int hcrt__cluster_place_tls_push(int total);
 void hcrt__cluster_place_tls_send(int total);
 /* Worker: receives the images of its threads; each thread installs its own
- * at region entry (hcrt__cluster_place_tls_enter) until the region ends
- * (hcrt__cluster_place_tls_done). */
+ * at region entry (hcrt__cluster_place_tls_enter) and, when images travel
+ * after every call, saves it at the region's end (..._leave); the rank
+ * sends them after the join (hcrt__cluster_place_tls_done, every rank).
+ * The head takes them in at its next fork or exit (..._drain). A worker
+ * prepares for a call of `total` threads before it runs (..._prepare). */
+void hcrt__cluster_place_tls_prepare(int total);
 void hcrt__cluster_place_tls_recv(int total);
 void hcrt__cluster_place_tls_enter(int local_tid);
-void hcrt__cluster_place_tls_done(void);
+void hcrt__cluster_place_tls_leave(int local_tid);
+void hcrt__cluster_place_tls_done(int total);
+void hcrt__cluster_place_tls_drain(void);
 /* Worker: answers the head's request for its threads' images (CMD_TLS). */
 void hcrt__cluster_place_tls_serve(int total);
 

@@ -5,8 +5,8 @@
  * calls on the other one. The first call of a try (and of the region) is a
  * transition: pages move between the nodes, so its cycle is charged as a
  * loss but not averaged; the later calls are steady samples. The head
- * alone is tried right after the first call (compared with that call
- * while all nodes have no steady sample). The losses of all tries stay
+ * alone is tried after the second call (a region called once or twice,
+ * such as an initialisation, is not worth a try). The losses of all tries stay
  * under `budget` x max(elapsed, 1 s): a try of all nodes starts only when
  * its worst case fits (the measured gap plus the call back); a try of
  * the head alone (the one-node run of the call) only while earlier tries
@@ -71,7 +71,7 @@ hcrt__place_region_t *hcrt__place_region(hcrt__place_table_t *t, uint64_t id)
             memset(r, 0, sizeof(*r));
             r->used = 1, r->id = id;
             r->interval = t->p.recheck_min;
-            r->next_check = 1; /* the head alone right after the first */
+            r->next_check = 2; /* after a cold and a steady call */
             return r;
         }
     }
@@ -134,14 +134,14 @@ static void end_try(hcrt__place_table_t *t)
     t->epoch++;
 }
 
-/* A try whose region has not come back for 4 of its cycles (or 0.1 s)
- * no longer holds the others back. */
+/* A try whose region has not come back for 16 of its cycles (or 1 s) no
+ * longer holds the others back. */
 static int stale(const hcrt__place_table_t *t, uint64_t now_ns)
 {
     const hcrt__place_region_t *b = t->busy;
     double c = b->avg[0] > b->avg[1] ? b->avg[0] : b->avg[1];
 
-    return (double)(now_ns - t->busy_t0) > (4 * c > 1e8 ? 4 * c : 1e8);
+    return (double)(now_ns - t->busy_t0) > (16 * c > 1e9 ? 16 * c : 1e9);
 }
 
 hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
