@@ -3,7 +3,8 @@
 
 Rows of TIMES.tsv (bench/programs/run.sh): repeat program config seconds ok.
 The `empty` rows are hcrun's launch cost per -n; every npN time is taken net
-of the median launch cost at that -n. A ratio is the PAIRED median: the
+of the median launch cost at that -n (a run less than MIN_NET over it is
+left out: "-"). A ratio is the PAIRED median: the
 median over the repeats of the two configurations' ratio within a repeat
 (a slow spell of the machine slows both sides of a pair alike); the spread
 is max/min - 1 of one configuration's times. Goals (issue #24):
@@ -19,6 +20,7 @@ import sys
 from collections import defaultdict
 
 CONFIGS = ["clang", "one", "np1", "np2", "np4"]
+MIN_NET = 0.02  # seconds of a run net of launch that still count
 SPLITS = {"ep"}
 
 
@@ -46,7 +48,9 @@ def net(t):
         if prog == "empty":
             continue
         for r, s in reps.items():
-            out[(prog, cfg)][r] = max(s - launch.get(cfg, 0.0), 1e-3)
+            v = s - launch.get(cfg, 0.0)
+            if v >= MIN_NET:  # shorter: lost in the launch cost's noise
+                out[(prog, cfg)][r] = v
     return out, launch
 
 
@@ -127,7 +131,8 @@ def plot(t, progs, outdir):
             ys.append(statistics.median(rs) if rs else 0)
         ax.bar([k + (i - 1) * w for k in range(len(progs))], ys, w,
                label=c.replace("np", "") + " rank(s) x 1 thread")
-    ax.axhline(1.0, color="grey", lw=0.8)
+        ax.axhline(1.0, color="grey", lw=0.8)
+    ax.set_ylim(0, 4)
     ax.set_xticks(range(len(progs)))
     ax.set_xticklabels(progs, rotation=45, ha="right")
     ax.set_ylabel("speedup over 1 rank (net of launch)")
