@@ -9,12 +9,16 @@
 // per-thread slots sized in sequential code, single/copyprivate/master/
 // reductions, and threadprivate values that must persist from the
 // compute-bound region to the tiny one and back while they run on
-// different nodes. The budget is lifted (HCRT_SCHED_PLACE_BUDGET=1) so
+// different nodes. The HCRT_TRACE timeline marks the tiny region's move
+// to the head. The budget is lifted (HCRT_SCHED_PLACE_BUDGET=1) so
 // that tries of all nodes happen at once on a loaded machine. With
 // HCRT_SCHED_PLACE=0 no region leaves the nodes; the answers are the same.
 // RUN: %hcc -fopenmp -O2 -g %s -o %t
-// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_SCHED_PLACE_BUDGET=1 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_SCHED_PLACE_BUDGET -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
+// RUN: rm -f %t.json
+// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 HCRT_TRACE=%t.json OMP_NUM_THREADS=1 HCRT_SCHED_PLACE_BUDGET=1 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x HCRT_TRACE -x OMP_NUM_THREADS -x HCRT_SCHED_PLACE_BUDGET -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
 // RUN: FileCheck %s --check-prefix=ON <%t.out
+// RUN: python3 -m json.tool %t.json >/dev/null
+// RUN: FileCheck %s --check-prefix=TRACE <%t.json
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_SCHED_PLACE=0 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_SCHED_PLACE -np 2 %t >%t.off 2>%t.err; cat %t.err >>%t.off
 // RUN: FileCheck %s --check-prefix=OFF <%t.off
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=2 HCRT_SCHED_PLACE_BUDGET=1 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_SCHED_PLACE_BUDGET -np 4 %t >%t.np4 2>%t.err; cat %t.err >>%t.np4
@@ -24,6 +28,7 @@
 // ON-SAME: threadprivate data ({{[1-9][0-9]*}} bytes a thread) moved {{[1-9][0-9]*}} times
 // ON-DAG: region {{.*}}placement.c:{{[0-9]+}} (tiny{{.*}}) ran on the head alone: {{[0-9]+}} us/call there vs {{[0-9]+}} us/call on 2 nodes
 // ON-NOT: FAIL
+// TRACE: "cat":"placement","name":"placement tiny.omp_outlined"{{.*}}"on":"the head alone","us/call on the head":{{[0-9]+}},"us/call on all nodes":{{[0-9]+}}
 // OFF: results ok
 // OFF-DAG: kept on the head 0 (0 placed there)
 // OFF-DAG: region placement off
