@@ -6,12 +6,13 @@
  * transition: pages move between the nodes, so its cycle is charged as a
  * loss but not averaged; the later calls are steady samples. The head
  * alone is tried after the second call (a region called once or twice,
- * such as an initialisation, is not worth a try). The losses of all tries stay
- * under `budget` x max(elapsed, 1 s): a try of all nodes starts only when
- * its worst case fits (the measured gap plus the call back); a try of
- * the head alone (the one-node run of the call) only while earlier tries
- * did not overspend. One region tries at a time, and a cycle that
- * overlaps another region's try is left out of the averages.
+ * such as an initialisation, is not worth a try). The losses of the
+ * tries of each placement stay under `budget` x max(elapsed, 1 s): a try
+ * of all nodes starts only when its worst case fits (the measured gap plus
+ * the call back); a try of the head alone (the one-node run of the call)
+ * only while earlier ones did not overspend. One region tries at a time,
+ * and a cycle that overlaps another region's try is left out of the
+ * averages.
  */
 #include <stdlib.h>
 #include <string.h>
