@@ -74,11 +74,12 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
 /* Per-thread sequence number of worksharing constructs in the current
  * cluster region (loops, single): keys of per-instance shared state. */
 uint32_t hcrt__cluster_next_ws(void);
-/* A cluster loop of the running region starts: on_head_alone when it runs
- * all its iterations on node 0 by a stable cached HetProbe decision. The
- * head keeps a region whose loops all do so on the head at later forks
- * (HCRT_SCHED_LOCAL_REFRESH). */
-void hcrt__cluster_note_loop(int on_head_alone);
+/* Node `rank`'s share of a team of `total` threads (base, local). */
+void hcrt__cluster_team_of(int total, int rank, hcrt_cluster_team_t *t);
+/* The fork/join communicator (commands, threadprivate images). */
+MPI_Comm hcrt__cluster_fork_comm(void);
+/* Head: asks every worker for its threads' threadprivate images. */
+void hcrt__cluster_request_tls(int total);
 /* A DSM word for per-instance state, indexed by sequence number. */
 uint64_t *hcrt__cluster_slot(uint32_t seq);
 

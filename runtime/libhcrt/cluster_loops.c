@@ -137,8 +137,6 @@ void hcrt__cl_static_init(hcrt_ident_t *loc, int32_t sched, int32_t *plast,
     uint64_t lb = *plo, trip = trip_count(lb, *phi, incr, sgn, width);
     int last = 0;
 
-    hcrt__cluster_note_loop(0);
-
     check_sched(loc, s);
     if (trip == 0) {
         if (plast)
@@ -224,8 +222,6 @@ static hcrt__cl_pool_t *pool_join(hcrt_ident_t *loc, int kind, uint64_t chunk,
         (void)hcrt__cluster_next_ws(); /* one sequence number (tag) a window */
     hcrt__cl_pool_t *p = hcrt__cl_pool_join(
         loc, kind, (uint32_t)disp.tag, disp.trip, chunk, pct, &team, disp.slot);
-    if (kind >= HCRT_CLP_HETPROBE) /* the others noted theirs already */
-        hcrt__cluster_note_loop(hcrt__cl_pool_head_alone(p));
     return p;
 }
 
@@ -256,8 +252,6 @@ void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
     disp.chunk = chunk > 0 ? (uint64_t)chunk : 1;
     if (pool >= HCRT_CLP_HETPROBE && ordered)
         pool = -1, s = KMP_SCH_DYNAMIC_CHUNKED; /* ordered: turns serialise */
-    if (pool < HCRT_CLP_HETPROBE) /* HetProbe's pools note their decision */
-        hcrt__cluster_note_loop(0);
     if (pool >= HCRT_CLP_HETPROBE)
         disp.kind = D_DYNAMIC;
     else if (s == KMP_SCH_STATIC_CHUNKED)
