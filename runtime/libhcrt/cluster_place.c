@@ -89,7 +89,7 @@ static int find_exe_tls(struct dl_phdr_info *info, size_t size, void *data)
     return 1; /* the executable comes first */
 }
 
-static void print_place(FILE *out, void *arg);
+static int print_place(FILE *out, void *arg);
 
 void hcrt__cluster_place_init(void)
 {
@@ -370,9 +370,10 @@ static void print_region(FILE *out, const hcrt_region_desc_t *d,
             r->tries, r->lost_ns * 1e-6);
 }
 
-static void print_place(FILE *out, void *arg)
+static int print_place(FILE *out, void *arg)
 {
     (void)arg;
+    int said = tab.lost_ns > 0 || tab.budget_refused > 0 || tls_moves > 0;
     double run = (double)(hcrt__now_ns() - tab.start_ns) * 1e-9;
     fprintf(out,
             "region placement %s: tries lost %.2f ms in all (%.2f %% of "
@@ -383,6 +384,9 @@ static void print_place(FILE *out, void *arg)
             run > 0 ? tab.lost_ns * 1e-7 / run : 0.0, run, tab.p.budget * 100,
             tab.budget_refused, tls_len, tls_moves);
     for (uint32_t i = 0; i < tab.cap; i++)
-        if (tab.slots[i].used && tab.slots[i].calls)
+        if (tab.slots[i].used && tab.slots[i].calls) {
             print_region(out, descs[i], &tab.slots[i]);
+            said = 1;
+        }
+    return said;
 }
