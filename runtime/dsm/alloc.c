@@ -14,8 +14,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/log.h"
 
 #define SPAN_PAGES 16
 #define SMALL_MAX 2048
@@ -48,7 +48,7 @@ static struct {
 hcrt_status_t hcrt__dsm_alloc_init(void)
 {
     heap.lo = (size_t)dsm.rank * dsm.slice_pages;
-    heap.hi = heap.lo + dsm.slice_pages;
+    heap.hi = heap.lo + dsm.slice_pages - dsm.stack_pages; /* stacks.c */
     if (dsm.rank == 0)
         heap.lo = 1; /* page 0 stays a guard: touching it is a segfault */
     heap.bump = heap.lo;

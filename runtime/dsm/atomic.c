@@ -12,8 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/log.h"
 
 #define INT_OP(T, P, OP, V, E)                                                 \
     do {                                                                       \

@@ -1,7 +1,7 @@
 /*
  * bell.c - wake-ups of the DSM service threads: a local eventfd, and
  * between ranks one UDP datagram per service-thread pass that sent protocol
- * messages (the mechanism: libhcrt/bell.c).
+ * messages (the mechanism: base/bell.c).
  *
  * Why: MPI cannot block without spinning, so the service thread polls it.
  * Alone on its core that is fast; but when the rank's computation shares
@@ -17,15 +17,15 @@
  * carrying only the sender's rank: a lost or spurious one costs latency or a
  * wake-up, never correctness (the nap timeouts still bound every wait).
  *
- * Routes and start-up: libhcrt/bell.h. A rank blocks only when every
+ * Routes and start-up: base/bell.h. A rank blocks only when every
  * peer's bells reach it (hcrt__dsm_bell_inbound_ok), else it polls as
  * before. HCRT_DSM_BELL=0 turns bells off, =1 makes a missing route an
  * error.
  */
-#include "libhcrt/bell.h"
+#include "base/bell.h"
+#include "base/config.h"
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/config.h"
-#include "libhcrt/log.h"
 
 /* fds -1 until init: undo() may finish it without an init */
 hcrt_bell_t hcrt__dsm_bell = {.efd = -1, .sfd = -1};

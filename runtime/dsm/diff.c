@@ -11,8 +11,8 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/log.h"
 
 #define DIFF_MSG_MAX (1UL << 20)
 

@@ -8,8 +8,8 @@
  */
 #include <stdlib.h>
 
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/log.h"
 
 typedef struct waiter {
     struct waiter *next;

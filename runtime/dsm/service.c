@@ -20,8 +20,8 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/log.h"
 
 #define MAX_SLOTS 4096
 #define MAX_DEFER 1024

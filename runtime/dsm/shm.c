@@ -33,8 +33,8 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/log.h"
 
 uint32_t hcrt__dsm_seq_lock(dsm_dir_t *d)
 {

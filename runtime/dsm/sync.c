@@ -9,9 +9,9 @@
  */
 #include <sched.h>
 
+#include "base/bell.h"
+#include "base/log.h"
 #include "dsm/dsm_int.h"
-#include "libhcrt/bell.h"
-#include "libhcrt/log.h"
 
 hcrt_status_t hcrt__dsm_release(void)
 {
@@ -30,7 +30,7 @@ hcrt_status_t hcrt__dsm_acquire(void)
 }
 
 /* Waits for a nonblocking collective without hogging the core: yields
- * after 100 polls, naps on a contended core (libhcrt/bell.h). */
+ * after 100 polls, naps on a contended core (base/bell.h). */
 static hcrt_status_t wait_request(MPI_Request *req)
 {
     int done = 0;

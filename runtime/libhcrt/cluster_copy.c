@@ -15,9 +15,9 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
-#include "libhcrt/log.h"
 
 #define SLOT ((size_t)1 << 20) /* largest copyprivate variable */
 #define GUARD ((size_t)4096)

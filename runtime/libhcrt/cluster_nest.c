@@ -28,8 +28,8 @@
 #include <string.h>
 
 #include "libhcrt/cluster.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
+#include "base/kmp_abi.h"
+#include "base/log.h"
 
 _Thread_local hcrt_cluster_nest_t hcrt__cluster_nest;
 

@@ -7,9 +7,12 @@
 #ifndef HCRT_CORE_H
 #define HCRT_CORE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
+#include "base/clock.h"
+#include "base/stats.h"
 #include "hcrt/abi.h"
 #include "hcrt/hcrt.h"
 
@@ -29,27 +32,28 @@ static inline void hcrt__runtime_ensure(void)
         hcrt__runtime_lazy_init();
 }
 
-/* --- node.c: facts about this node, recorded for the cluster runtime ---- */
-typedef struct hcrt_node_info {
-    int have_pmix;  /* PMIx answered */
-    int local_rank; /* rank among the ranks on this host */
-    int local_size; /* ranks on this host */
-    int node_id;    /* PMIx node id of this host */
-    int num_hosts;  /* hosts in the job */
-    int cores;      /* physical cores (hwloc) */
-    int pus;        /* hardware threads (hwloc) */
-    char host[64];  /* host name (PMIx, else gethostname) */
-} hcrt_node_info_t;
+/* --- mainstack.c: main threads on DSM stacks (cluster mode) ------------ */
+/* Before MPI and libomp start, in a cluster job: settings libomp must see. */
+void hcrt__mainstack_prepare(void);
+/* Before the DSM starts: reserves the stack region (HCRT_STACK_*). */
+void hcrt__mainstack_reserve(void);
+/* The head: runs the user's main on its DSM stack with argv and the
+ * environment copied there (or directly, outside cluster mode). */
+int hcrt__mainstack_run_main(hcrt_main_fn_t fn, int argc, char **argv,
+                             char **envp);
+/* A worker: runs its command loop on its DSM stack, its original stack
+ * protected meanwhile. */
+int hcrt__mainstack_run_worker(int (*loop)(void));
 
-hcrt_status_t hcrt__node_probe(hcrt_node_info_t *out, int rank);
-const hcrt_node_info_t *hcrt__node_info(void);
+/* --- stack.c: the arena of escaping stack slots -------------------------- */
+void hcrt__stack_each_chunk(void (*fn)(void *p, size_t len));
 
-/* --- log.c ------------------------------------------------------------- */
-hcrt_status_t hcrt__log_init(const char *spec);
-/* Sets the "rank@host" of every later line (before MPI it is "?@host"). */
-void hcrt__log_set_identity(int rank, const char *host);
-/* Whether MPI can be used to abort the job (set by init.c). */
-void hcrt__log_set_mpi_up(int up);
+/* --- threads.c: libomp's threads on DSM stacks, fork() off them -------- */
+/* After cluster start-up: decides whether libomp's new threads get DSM
+ * stacks (cluster mode, HCRT_STACK_THREADS). */
+void hcrt__threads_init(void);
+/* Bytes of DSM memory the stacks of libomp's threads may need here. */
+size_t hcrt__threads_stack_budget(void);
 
 /* --- registry.c: modules, regions, kernels ------------------------------ */
 typedef struct hcrt_region_stats {
@@ -64,8 +68,9 @@ typedef struct hcrt_region_stats {
 
 typedef struct hcrt_kernel_stats {
     const hcrt_kernel_desc_t *desc;
-    uint64_t launches;
-    uint64_t time_ns;
+    uint64_t launches;  /* all, updated atomically */
+    uint64_t offloaded; /* of which a worker node ran */
+    uint64_t time_ns;   /* of the launches run on the head */
 } hcrt_kernel_stats_t;
 
 /* The stats slot of `region`, created on first use. Never NULL. */
@@ -76,22 +81,17 @@ void hcrt__registry_stats_init(void);
 uint32_t hcrt__registry_num_modules(void);
 const hcrt_module_desc_t *hcrt__registry_module(uint32_t i);
 const hcrt_region_desc_t *hcrt__registry_region_by_id(uint64_t id);
-
-/* --- stats.c ------------------------------------------------------------ */
-extern int hcrt__stats_on; /* HCRT_STATS, cached for hot paths */
-void hcrt__stats_init(void);
+/* Parallel regions forked so far on this rank (counted with HCRT_STATS). */
+uint64_t hcrt__registry_forks(void);
 
 /* --- loops.c, target.c, stack.c, heap.c: their stats sections ----------- */
 void hcrt__loops_stats_init(void);
 void hcrt__target_stats_init(void);
 
-/* --- config.c ------------------------------------------------------------ */
-/* Warns about HCRT_* variables that are not settings (call once, on the head,
- * after logging is set up). */
-void hcrt__config_warn_unknown(void);
-
-/* --- time --------------------------------------------------------------- */
-uint64_t hcrt__now_ns(void);
+/* --- settings.c: every module's rows of the settings table ------------ */
+/* Registers the rows of dsm, sched, libhcrt and the event system with the
+ * table (base/config.h) in that order, after base's own. Idempotent. */
+void hcrt__settings_register(void);
 
 /* Number of worker nodes that can run offloaded regions (0 on one node). */
 int hcrt__num_devices(void);

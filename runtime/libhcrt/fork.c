@@ -7,11 +7,11 @@
  * Each fork is counted per region for the statistics table; timing is taken
  * only with HCRT_STATS=1 so plain runs pay nothing for it.
  */
+#include "base/kmp_abi.h"
+#include "base/log.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
-#include "libhcrt/trace.h"
+#include "libhcrt/observe.h"
 
 static void region_entry(int32_t *gtid, int32_t *btid,
                          const hcrt_region_desc_t *region, void **args)

@@ -13,10 +13,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
 
 #define DSM_HEAP HCRT_UNLIKELY(hcrt__cluster_on)
 

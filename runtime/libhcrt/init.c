@@ -19,15 +19,17 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "base/config.h"
+#include "base/log.h"
+#include "base/node.h"
+#include "base/proc.h"
+#include "base/stats.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
-#include "libhcrt/config.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
+#include "libhcrt/observe.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/runtime.h"
-#include "libhcrt/stats.h"
-#include "libhcrt/trace.h"
 
 typedef enum init_mode {
     MODE_NONE = 0,
@@ -38,37 +40,11 @@ typedef enum init_mode {
 int hcrt__ready;
 static init_mode_t mode;
 static int rank = 0, size = 1;
-static MPI_Comm comm = MPI_COMM_NULL;
+static MPI_Comm comm = MPI_COMM_NULL; /* also in base/proc.c */
 static int own_mpi;  /* we called MPI_Init_thread, so we finalise */
 static int finished; /* shutdown ran */
-static hcrt_node_info_t node;
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int cluster_wanted; /* HCRT_CLUSTER=1 in a job of several ranks */
-
-MPI_Comm hcrt__comm_world(void)
-{
-    return comm;
-}
-
-int hcrt__rank(void)
-{
-    return rank;
-}
-
-int hcrt__size(void)
-{
-    return size;
-}
-
-const char *hcrt__hostname(void)
-{
-    return node.host;
-}
-
-const hcrt_node_info_t *hcrt__node_info(void)
-{
-    return &node;
-}
 
 /* Before MPI is up the launcher's environment already names our rank, so
  * that messages about bad settings say which rank printed them. */
@@ -100,12 +76,13 @@ static int launcher_size(void)
 
 static hcrt_status_t settings_init(void)
 {
+    hcrt__settings_register();
     if (hcrt__config_init() != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "invalid HCRT_* settings (see above); fix "
                                   "or unset them");
     if (hcrt__log_init(hcrt__config_string("HCRT_LOG")) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "invalid HCRT_LOG (see above)");
-    hcrt__stats_on = hcrt__config_bool("HCRT_STATS");
+    hcrt__stats_on = hcrt__stats_level() != HCRT_STATS_OFF;
     return HCRT_OK;
 }
 
@@ -178,12 +155,16 @@ static hcrt_status_t mpi_init(int *argc, char ***argv)
     MPI_Comm_dup(MPI_COMM_WORLD, &comm);
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
+    hcrt__proc_set(comm, rank, size);
     return HCRT_OK;
 }
 
 static void stats_sections_init(void)
 {
     hcrt__stats_init();
+    hcrt__obs_init();
+    /* The trace needs the region timings that HCRT_STATS turns on. */
+    hcrt__stats_on |= hcrt__obs_on;
     hcrt__registry_stats_init();
     hcrt__loops_stats_init();
     hcrt__target_stats_init();
@@ -198,15 +179,14 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
         goto out;
     /* Before MPI: a TCP write to a dead peer must not kill us silently. */
     signal(SIGPIPE, SIG_IGN);
-    if (gethostname(node.host, sizeof(node.host) - 1) != 0)
-        strcpy(node.host, "?");
-    hcrt__log_set_identity(launcher_rank(), node.host);
+    hcrt__node_early();
+    hcrt__log_set_identity(launcher_rank(), hcrt__hostname());
     settings_init();
     /* Cluster runtime: the DSM prepares the address space here (re-exec
      * without ASLR), before MPI maps anything. */
     mpi_init(argc, argv);
-    hcrt__node_probe(&node, rank);
-    hcrt__log_set_identity(rank, node.host);
+    hcrt__node_probe();
+    hcrt__log_set_identity(rank, hcrt__hostname());
     /* Same binary and settings everywhere, then the DSM (cluster mode). */
     if (mode == MODE_MAIN && size > 1) {
         hcrt__cluster_check_binary(cluster_wanted);
@@ -221,12 +201,14 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
         hcrt__config_print(stderr);
     stats_sections_init();
     on_exit(on_exit_handler, NULL);
+    const hcrt_node_info_t *node = hcrt__node_info();
     hcrt_debug(HCRT_MOD_CORE,
                "rank %d of %d up on %s: %d cores, %d PUs; %s: local rank %d "
                "of %d, node id %d of %d host(s)",
-               rank, size, node.host, node.cores, node.pus,
-               node.have_pmix ? "PMIx" : "no PMIx (singleton)", node.local_rank,
-               node.local_size, node.node_id, node.num_hosts);
+               rank, size, node->host, node->cores, node->pus,
+               node->have_pmix ? "PMIx" : "no PMIx (singleton)",
+               node->local_rank, node->local_size, node->node_id,
+               node->num_hosts);
     __atomic_store_n(&hcrt__ready, 1, __ATOMIC_RELEASE);
 out:
     pthread_mutex_unlock(&init_lock);
@@ -302,6 +284,7 @@ void hcrt__runtime_fini(void)
         hcrt__offload_fini();
         hcrt__cluster_fini();
         MPI_Comm_free(&comm);
+        hcrt__proc_set(comm, rank, size);
         if (own_mpi)
             MPI_Finalize();
     }
@@ -331,17 +314,22 @@ HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
     if (!user_main)
         hcrt_fatal(HCRT_MOD_CORE, "internal error: __hcrt_main without main");
     mode = MODE_MAIN;
+    hcrt__node_early(); /* messages about settings name the rank */
+    hcrt__log_set_identity(launcher_rank(), hcrt__hostname());
+    hcrt__settings_register();
     cluster_wanted = launcher_size() > 1 && hcrt__config_init() == HCRT_OK &&
                      hcrt__config_bool("HCRT_CLUSTER");
     /* Before MPI maps anything: identical addresses in every rank. */
-    if (cluster_wanted)
+    if (cluster_wanted) {
         hcrt__dsm_prepare_address_space(argc, argv);
+        hcrt__mainstack_prepare();
+    }
     hcrt__runtime_init(&argc, &argv);
     if (rank == 0) {
         hcrt__cluster_set_main_thread();
-        return user_main(argc, argv, envp);
+        return hcrt__mainstack_run_main(user_main, argc, argv, envp);
     }
     if (hcrt__cluster_on)
-        return hcrt__cluster_worker_loop();
+        return hcrt__mainstack_run_worker(hcrt__cluster_worker_loop);
     return worker_wait_status();
 }

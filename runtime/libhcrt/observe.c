@@ -16,21 +16,20 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/config.h"
+#include "base/kmp_abi.h"
+#include "base/log.h"
+#include "base/node.h"
+#include "base/stats.h"
 #include "dsm/dsm.h"
-#include "libhcrt/config.h"
 #include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
-#include "libhcrt/node.h"
+#include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
-#include "libhcrt/stats.h"
-#include "libhcrt/trace.h"
 
 #define NREGIONS 512
 #define NLOOPS 1024 /* power of two */
 
 int hcrt__obs_on;
-int hcrt__trace_on;
 
 typedef struct obs_region {
     uint64_t id, calls, ns, faults, bytes, diff;
@@ -64,7 +63,7 @@ void hcrt__obs_init(void)
 
     me.start_ns = hcrt__now_ns();
     hcrt__trace_on = trace && *trace;
-    hcrt__obs_on = hcrt__config_bool("HCRT_STATS") || hcrt__trace_on;
+    hcrt__obs_on = hcrt__stats_level() != HCRT_STATS_OFF || hcrt__trace_on;
     if (hcrt__trace_on)
         hcrt__trace_init();
 }

@@ -7,10 +7,10 @@
  */
 #include <time.h>
 
+#include "base/kmp_abi.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
 #include "libhcrt/offload/ofl_exec.h"
 
 #define FWD_INT0(name)                                                         \

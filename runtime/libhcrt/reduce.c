@@ -32,11 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/kmp_abi.h"
+#include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
 #include "libhcrt/runtime.h"
 
 #define HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
@@ -64,6 +64,12 @@ static void stack_bounds(void)
 
     if (stk_hi)
         return;
+    /* A main thread on a DSM stack (mainstack.c): glibc still reports its
+     * original stack. */
+    if (hcrt__dsm_stack_find(&a, &lo, &len)) {
+        stk_lo = (uintptr_t)lo, stk_hi = (uintptr_t)lo + len;
+        return;
+    }
     if (pthread_getattr_np(pthread_self(), &a) != 0)
         hcrt_fatal(HCRT_MOD_CORE, "cannot find the thread's stack");
     if (pthread_attr_getstack(&a, &lo, &len) == 0)

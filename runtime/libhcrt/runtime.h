@@ -9,6 +9,8 @@
 
 #include <mpi.h>
 
+#include "base/node.h" /* hcrt__hostname() */
+#include "base/proc.h" /* hcrt__rank(), hcrt__comm_world(), ... */
 #include "hcrt/hcrt.h"
 
 /* Brings the runtime up: ignores SIGPIPE, parses settings, initialises MPI
@@ -20,11 +22,5 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv);
 /* Orderly shutdown: statistics report, DSM and event teardown,
  * MPI_Finalize. Idempotent; registered with atexit() by init. */
 void hcrt__runtime_fini(void);
-
-/* The communicator the runtime owns (a dup of MPI_COMM_WORLD). */
-MPI_Comm hcrt__comm_world(void);
-int hcrt__rank(void);
-int hcrt__size(void);
-const char *hcrt__hostname(void);
 
 #endif /* HCRT_RUNTIME_H */

@@ -14,10 +14,10 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
 
 #define CHUNK_SIZE ((size_t)1 << 20)
 #define MIN_ALIGN 16
@@ -182,4 +182,15 @@ HCRT_ABI_EXPORT void __hcrt_stack_restore(void *mark)
         chunk_pop();
     if (arena.cur)
         arena.top = m;
+}
+
+/* fork(): calls fn on each chunk of the calling thread's arena (threads.c
+ * gives the child private copies: they are DSM memory in cluster mode). */
+void hcrt__stack_each_chunk(void (*fn)(void *p, size_t len))
+{
+    for (chunk_t *c = arena.cur; c; c = c->prev)
+        if (arena.dsm)
+            fn(c, c->size);
+    if (arena.spare && arena.dsm)
+        fn(arena.spare, arena.spare->size);
 }

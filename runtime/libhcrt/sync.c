@@ -10,26 +10,19 @@
  * excludes every thread of the program, and nested teams of two nodes run at
  * once).
  */
+#include <sched.h>
+
+#include "base/clock.h"
+#include "base/kmp_abi.h"
+#include "base/log.h"
+#include "base/node.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
-#include "libhcrt/trace.h"
+#include "libhcrt/observe.h"
 
 #define HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
 #define INSIDE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_inside())
-
-void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid)
-{
-    uint64_t t0 = hcrt__obs_now();
-
-    __kmpc_barrier(loc, gtid);
-    if (hcrt__dsm_barrier_team(hcrt__cluster_team.local) != HCRT_OK)
-        hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed (%s)",
-                   loc && loc->psource ? loc->psource : "?");
-    HCRT_OBS(hcrt__obs_barrier(t0));
-}
 
 HCRT_ABI_EXPORT void __hcrt_barrier(hcrt_ident_t *loc, int32_t gtid)
 {
@@ -146,9 +139,50 @@ HCRT_ABI_EXPORT void __hcrt_end_critical(hcrt_ident_t *loc, int32_t gtid,
     __kmpc_end_critical(loc, gtid, crit);
 }
 
+/* Threads that wait for a flag by spinning on flush (NPB LU's pipeline)
+ * hold their core until the scheduler's tick when the threads of this
+ * host outnumber its cores: the thread that would set the flag waits for
+ * that core. A thread whose flushes come less than SPIN_GAP_NS apart,
+ * SPIN_CALLS times in a row, yields at each further one while the host
+ * is oversubscribed (this team x the ranks on this host > the cores this
+ * process may use). */
+#define SPIN_GAP_NS 5000
+#define SPIN_CALLS 16
+static _Thread_local uint64_t flush_last;
+static _Thread_local uint32_t flush_quick;
+static int host_cores;
+
+static int oversubscribed(void)
+{
+    if (!host_cores) {
+        cpu_set_t set;
+        int n =
+            sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+        __atomic_store_n(&host_cores, n > 0 ? n : 1, __ATOMIC_RELAXED);
+    }
+    const hcrt_node_info_t *ni = hcrt__node_info();
+    int ranks = ni && ni->local_size > 0 ? ni->local_size : 1;
+    return omp_get_num_threads() * ranks > host_cores;
+}
+
+static void flush_spin(void)
+{
+    uint64_t now = hcrt__now_ns();
+
+    if (now - flush_last > SPIN_GAP_NS)
+        flush_quick = 0;
+    flush_last = now;
+    if (++flush_quick > SPIN_CALLS && oversubscribed())
+        sched_yield();
+}
+
 HCRT_ABI_EXPORT void __hcrt_flush(hcrt_ident_t *loc)
 {
-    if (HCRT_UNLIKELY(hcrt__cluster_on))
+    /* Only cluster regions have peers writing at the same time: the head's
+     * sequential code and its head-alone calls see every node's writes
+     * since the last join. */
+    if (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_inside())
         hcrt__dsm_acquire(); /* releases first */
     __kmpc_flush(loc);
+    flush_spin();
 }

@@ -17,8 +17,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/target.h"
 
@@ -226,23 +226,17 @@ HCRT_DEF_TGT_DATA(end, map_exit, ends)
 HCRT_DEF_TGT_DATA(update, NULL, updates)
 #undef HCRT_DEF_TGT_DATA
 
-static int64_t requires_flags;
-
-int64_t hcrt__target_requires(void)
-{
-    return __atomic_load_n(&requires_flags, __ATOMIC_RELAXED);
-}
-
 HCRT_ABI_EXPORT void __hcrt_register_requires(int64_t flags)
 {
     /* unified_shared_memory, unified_address, reverse_offload: all hold
      * trivially on the host device; remember them for the cluster runtime. */
-    __atomic_fetch_or(&requires_flags, flags, __ATOMIC_RELAXED);
+    hcrt__offload_register_requires(flags);
 }
 
-void hcrt__target_data_print(FILE *out)
+int hcrt__target_data_print(FILE *out)
 {
     pthread_mutex_lock(&maps_lock);
+    int said = maps.begins || maps.ends || maps.updates || maps.n;
     fprintf(out,
             "data mapping on the host device: enter %" PRIu64 ", exit %" PRIu64
             " (delete %" PRIu64 ", unmatched %" PRIu64 "), update %" PRIu64
@@ -250,6 +244,7 @@ void hcrt__target_data_print(FILE *out)
             maps.begins, maps.ends, maps.deletes, maps.unmatched, maps.updates,
             maps.n);
     pthread_mutex_unlock(&maps_lock);
+    return said;
 }
 
 /* ---- omp_target_* on the host device ------------------------------------- */

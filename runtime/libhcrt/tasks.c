@@ -8,9 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/kmp_abi.h"
+#include "base/log.h"
 #include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
 #include "libhcrt/offload/ofl_exec.h"
 
 /*

@@ -182,7 +182,7 @@ hcrt_status_t hcrt__heft_schedule_check(const hcrt__taskgraph_t *g,
                                         const hcrt__heft_schedule_t *s,
                                         char *why, size_t whylen);
 
-/* ---- settings (libhcrt only: needs runtime/libhcrt/config.c) ------------ */
+/* ---- settings (needs runtime/base/config.c and sched's rows) --------- */
 
 /* Builds the policy and cost-model knobs from HCRT_SCHED_TASK_* settings. */
 typedef struct hcrt__heft_settings {

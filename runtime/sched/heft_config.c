@@ -4,7 +4,7 @@
  * Kept apart from the scheduler proper so the simulator and the unit tests
  * link without the runtime's settings table.
  */
-#include "libhcrt/config.h"
+#include "base/config.h"
 #include "sched/heft.h"
 
 void hcrt__heft_settings_load(hcrt__heft_settings_t *out)

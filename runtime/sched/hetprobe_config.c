@@ -6,8 +6,8 @@
  */
 #include <stdlib.h>
 
-#include "libhcrt/config.h"
-#include "libhcrt/log.h"
+#include "base/config.h"
+#include "base/log.h"
 #include "sched/hetprobe.h"
 
 #ifndef HCRT_INSTALL_PREFIX

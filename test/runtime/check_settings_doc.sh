@@ -4,8 +4,7 @@
 # docs/settings.md (a line starting with "| `NAME`").
 src=$1
 fail=0
-for def in "$src"/runtime/libhcrt/settings.def "$src"/runtime/dsm/settings.def \
-    "$src"/runtime/sched/settings.def "$src"/runtime/libhcrt/event/settings.def; do
+for def in $(find "$src/runtime" -name settings.def | sort); do
     [ -f "$def" ] || continue
     for name in $(grep -o 'HCRT_SETTING("[A-Z0-9_]*"' "$def" | cut -d'"' -f2); do
         if ! grep -q "^| \`$name\` |" "$src/docs/settings.md"; then

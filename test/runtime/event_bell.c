@@ -9,8 +9,8 @@
  */
 #include <unistd.h>
 
+#include "base/bell.h"
 #include "event_test.h"
-#include "libhcrt/bell.h"
 
 enum { T_PING = 1 };
 

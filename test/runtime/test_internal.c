@@ -7,9 +7,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "libhcrt/config.h"
+#include "base/config.h"
+#include "base/log.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
 #include "rt_test.h"
 
 static void test_log_levels(void)

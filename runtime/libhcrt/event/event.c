@@ -11,7 +11,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "libhcrt/config.h"
+#include "base/config.h"
 #include "libhcrt/event/event_int.h"
 
 ev_global_t hcrt__ev;

@@ -4,12 +4,12 @@
 #ifndef HCRT_EVENT_INT_H
 #define HCRT_EVENT_INT_H
 
-#include "libhcrt/bell.h"
+#include "base/bell.h"
 #include <pthread.h>
 #include <stdatomic.h>
 
+#include "base/log.h"
 #include "libhcrt/event/event.h"
-#include "libhcrt/log.h"
 
 #define EV_CTRL_TAG 1  /* notices, on the control communicator */
 #define EV_TAG_BASE 16 /* first event tag */

@@ -20,8 +20,8 @@
 void hcrt__offload_init(MPI_Comm comm);
 /* Collective: drains and stops the event system. */
 void hcrt__offload_fini(void);
-/* The head's figures for the statistics table. */
-void hcrt__offload_print(FILE *out);
+/* The head's figures for the statistics table (non-zero: it did work). */
+int hcrt__offload_print(FILE *out);
 /* Worker ranks serving as devices (0: target regions run on the head). */
 int hcrt__offload_ndev(void);
 /* On a worker, inside an offloaded kernel: its device number, else -1. */
@@ -55,6 +55,9 @@ void *hcrt__offload_dev_alloc(size_t size);
 int hcrt__offload_dev_free(void *p);
 /* Whether [p, p + len) lies in a block of hcrt__offload_dev_alloc. */
 int hcrt__offload_is_dev_mem(const void *p, size_t len);
+/* Records the program's `requires` clauses (flags of all modules, or-ed):
+ * what they ask decides which target regions may leave the head. */
+void hcrt__offload_register_requires(int64_t flags);
 
 /* Task hooks (tasks.c): target tasks are allocated detachable and their
  * depend lists remembered, so a nowait region can complete its task later

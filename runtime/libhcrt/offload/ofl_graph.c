@@ -31,9 +31,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "libhcrt/core.h"
 #include "libhcrt/event/event.h"
-#include "libhcrt/log.h"
 #include "libhcrt/offload/depgraph.h"
 #include "libhcrt/offload/offload_int.h"
 #include "libhcrt/offload/ofl_exec_int.h"

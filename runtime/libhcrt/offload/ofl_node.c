@@ -16,10 +16,10 @@
 #include <string.h>
 #include <time.h>
 
-#include "libhcrt/config.h"
+#include "base/config.h"
+#include "base/log.h"
 #include "libhcrt/core.h"
-#include "libhcrt/kmp_abi.h"
-#include "libhcrt/log.h"
+#include "base/kmp_abi.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/offload/ofl_wire.h"
 

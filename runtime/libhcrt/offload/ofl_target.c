@@ -25,8 +25,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/log.h"
 #include "libhcrt/core.h"
-#include "libhcrt/log.h"
 #include "libhcrt/offload/offload_int.h"
 #include "libhcrt/offload/ofl_exec_int.h"
 
@@ -37,7 +37,13 @@ extern void *
 ofl_kmp_task_alloc(hcrt_ident_t *, int32_t, int32_t, size_t, size_t,
                    hcrt_task_entry_t) __asm__("__kmpc_omp_task_alloc");
 
-int64_t hcrt__target_requires(void); /* target_data.c */
+/* The program's `requires` clauses (__hcrt_register_requires). */
+static int64_t requires_flags;
+
+void hcrt__offload_register_requires(int64_t flags)
+{
+    __atomic_fetch_or(&requires_flags, flags, __ATOMIC_RELAXED);
+}
 
 /* Open use_device_ptr/addr constructs (see sync_mapped). */
 static atomic_int head_regions;
@@ -374,7 +380,9 @@ static int unsupported(const hcrt__ofl_map_t *m, int32_t n, void **mappers,
                           what);
             return 1;
         }
-    if (hcrt__ofl_classify_requires(hcrt__target_requires(), &why) == HCRT_OK &&
+    if (hcrt__ofl_classify_requires(
+            __atomic_load_n(&requires_flags, __ATOMIC_RELAXED), &why) ==
+            HCRT_OK &&
         hcrt__ofl_classify(m, n, &why) == HCRT_OK)
         return 0;
     if (!__atomic_exchange_n(&warned[why & 7], 1, __ATOMIC_RELAXED))

@@ -3,11 +3,7 @@
 // captures locals by reference. The objects' own bytes (the vector's
 // pointers, the map's header, the closure) are on the head's stack frame,
 // which a per-module analysis of this file cannot see escape.
-// XFAIL: *
-// Waits for the head's sequential code to run on a DSM stack (branch
-// `stacks`, #23 part 1). Today the answers are right but every region runs
-// on the head only (the fork's arguments point into the head's stack), so
-// run.sh's check that regions ran on all nodes fails.
+// They are valid on every node because the head's main runs on a DSM stack.
 // RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh \
 // RUN:   -I %S/Inputs/xfile --src %S/Inputs/xfile/cxx_b.cpp %s %t
 #include <cstdio>

@@ -6,10 +6,8 @@
 // local context handed with a callback, and a local array sorted by a
 // qsort-based parallel sort. Per-module escape analysis cannot see these
 // (the pointer leaves this module as a call argument); the regions of the
-// other file must still compute with the head's values.
-// XFAIL: *
-// Waits for the head's sequential code to run on a DSM stack (branch
-// `stacks`, #23 part 1): until then workers read their own stack's bytes.
+// other file must still compute with the head's values. They do because
+// the head's main runs on a DSM stack (docs/runtime.md, "Stacks in DSM memory").
 // RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh \
 // RUN:   -I %S/Inputs/xfile --src %S/Inputs/xfile/flows_b.c \
 // RUN:   --lib %S/Inputs/xfile/flows_lib.c %s %t

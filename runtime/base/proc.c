@@ -1,0 +1,27 @@
+/*
+ * proc.c - this process in the job: rank, size, communicator.
+ */
+#include "base/proc.h"
+
+static MPI_Comm comm = MPI_COMM_NULL;
+static int rank = 0, size = 1;
+
+void hcrt__proc_set(MPI_Comm c, int r, int s)
+{
+    comm = c, rank = r, size = s;
+}
+
+MPI_Comm hcrt__comm_world(void)
+{
+    return comm;
+}
+
+int hcrt__rank(void)
+{
+    return rank;
+}
+
+int hcrt__size(void)
+{
+    return size;
+}
