@@ -27,9 +27,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "libhcrt/cluster.h"
 #include "base/kmp_abi.h"
 #include "base/log.h"
+#include "libhcrt/cluster.h"
 
 _Thread_local hcrt_cluster_nest_t hcrt__cluster_nest;
 

@@ -18,10 +18,10 @@
 #include <stdint.h>
 #include <time.h>
 
+#include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
-#include "base/log.h"
 
 /* libstdc++'s (only C++ programs call the functions below) */
 int __cxa_guard_acquire(uint64_t *g) __attribute__((weak));

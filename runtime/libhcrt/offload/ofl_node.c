@@ -17,9 +17,9 @@
 #include <time.h>
 
 #include "base/config.h"
+#include "base/kmp_abi.h"
 #include "base/log.h"
 #include "libhcrt/core.h"
-#include "base/kmp_abi.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/offload/ofl_wire.h"
 
