@@ -21,6 +21,7 @@ const char *const KmpcNames[] = {"global_thread_num",
                                  "push_num_threads",
                                  "push_proc_bind",
                                  "push_num_teams",
+                                 "set_thread_limit",
                                  "serialized_parallel",
                                  "end_serialized_parallel",
                                  "for_static_init_4",
@@ -128,6 +129,8 @@ const char *const ApiNames[] = {"get_thread_num",
                                 "get_proc_bind",
                                 "get_num_teams",
                                 "get_team_num",
+                                "pause_resource",
+                                "pause_resource_all",
                                 "get_num_devices",
                                 "get_device_num",
                                 "get_default_device",
@@ -176,7 +179,16 @@ std::string hcrtTwin(StringRef Name) {
   Rest = Name;
   if (Rest.consume_front("omp_") && Api.contains(Rest))
     return ("__hcrt_omp_" + Rest).str();
+  if (isGuardName(Name))
+    return ("__hcrt" + Name.drop_front(1)).str(); /* __hcrt_cxa_guard_* */
   return "";
+}
+
+// The C++ guards of function-local statics: one protocol for every access
+// to a guard, so renamed in head-only code too.
+bool isGuardName(StringRef N) {
+  return N == "__cxa_guard_acquire" || N == "__cxa_guard_release" ||
+         N == "__cxa_guard_abort";
 }
 
 // Runtime entry points that need no cluster semantics: they only touch
@@ -248,7 +260,8 @@ bool renameCalls(Module &M, const SetVector<Function *> &HeadOnly) {
         hcrtTwin(F->getName()), F->getFunctionType(), F->getAttributes());
     for (Use &U : make_early_inc_range(F->uses())) {
       auto *I = dyn_cast<Instruction>(U.getUser());
-      if (I && (HeadOnly.contains(I->getFunction()) || pushForLibompFork(*I)))
+      if (I && !isGuardName(F->getName()) &&
+          (HeadOnly.contains(I->getFunction()) || pushForLibompFork(*I)))
         continue;
       U.set(New.getCallee());
       Changed = true;

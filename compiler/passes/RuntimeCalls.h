@@ -20,6 +20,10 @@ bool lowerRuntimeCalls(llvm::Module &M);
 /// The __hcrt_ twin of a runtime or OpenMP API function, or "".
 std::string hcrtTwin(llvm::StringRef Name);
 
+/// __cxa_guard_acquire/release/abort: C++ function-local statics, renamed
+/// to the runtime's cluster-wide guards.
+bool isGuardName(llvm::StringRef Name);
+
 /// A __kmpc_/__tgt_ entry point with no cluster lowering.
 bool isUnsupportedCall(llvm::StringRef Name);
 

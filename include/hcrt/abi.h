@@ -93,11 +93,17 @@ typedef struct hcrt_kernel_desc {
     int32_t line;
 } hcrt_kernel_desc_t;
 
+/* hcrt_module_desc_t.flags */
+/* The module hands device addresses to host code (use_device_ptr or
+ * use_device_addr: map entries with RETURN_PARAM). Added in ABI version 1
+ * (additive: older modules report 0). */
+#define HCRT_MODULE_DEVICE_ADDR 1u
+
 typedef struct hcrt_module_desc {
     uint32_t abi_version; /* HCRT_ABI_VERSION at compile time */
-    uint32_t flags;
-    const char *name; /* module identifier (source file name) */
-    uint64_t hash;    /* FNV-1a of the module identifier */
+    uint32_t flags;       /* HCRT_MODULE_* */
+    const char *name;     /* module identifier (source file name) */
+    uint64_t hash;        /* FNV-1a of the module identifier */
     uint32_t nregions;
     uint32_t nkernels;
     const hcrt_region_desc_t *regions;
@@ -149,6 +155,11 @@ HCRT_ABI_EXPORT void __hcrt_push_proc_bind(hcrt_ident_t *loc, int32_t gtid,
                                            int32_t bind);
 HCRT_ABI_EXPORT void __hcrt_push_num_teams(hcrt_ident_t *loc, int32_t gtid,
                                            int32_t nteams, int32_t nthreads);
+/* thread_limit clause of a target construct (clang calls it in the
+ * construct's task before the kernel launch). Added in ABI version 1
+ * (additive). */
+HCRT_ABI_EXPORT void __hcrt_set_thread_limit(hcrt_ident_t *loc, int32_t gtid,
+                                             int32_t limit);
 HCRT_ABI_EXPORT void __hcrt_serialized_parallel(hcrt_ident_t *loc,
                                                 int32_t gtid);
 HCRT_ABI_EXPORT void __hcrt_end_serialized_parallel(hcrt_ident_t *loc,
@@ -398,6 +409,17 @@ HCRT_ABI_EXPORT void __hcrt_cxx_delete_aligned_nothrow(void *p, size_t al,
 HCRT_ABI_EXPORT void __hcrt_cxx_delete_array_aligned_nothrow(void *p, size_t al,
                                                              const void *nt);
 
+/* C++ function-local statics (Itanium guards, `g` the 64-bit guard
+ * variable): the pass renames __cxa_guard_acquire/release/abort to these
+ * and turns the inline fast path's acquire load of the guard's first byte
+ * into __hcrt_cxa_guard_done. In cluster mode a guard in DSM memory is
+ * initialised once for the whole program (libhcrt/guard.c); otherwise they
+ * are the C++ library's. Added in ABI version 1 (additive). */
+HCRT_ABI_EXPORT uint8_t __hcrt_cxa_guard_done(uint64_t *g);
+HCRT_ABI_EXPORT int __hcrt_cxa_guard_acquire(uint64_t *g);
+HCRT_ABI_EXPORT void __hcrt_cxa_guard_release(uint64_t *g);
+HCRT_ABI_EXPORT void __hcrt_cxa_guard_abort(uint64_t *g);
+
 /* Storage for stack variables whose address may reach a parallel region.
  * A frame calls __hcrt_stack_save() on entry, __hcrt_stack_alloc() for each
  * such variable (VLAs and dynamic allocas included), and
@@ -545,6 +567,7 @@ HCRT_ABI_EXPORT void __hcrt_push_mapper_component(void *handle, void *base,
     X(set_schedule) X(get_schedule) X(get_wtime) X(get_wtick)                \
     X(in_final) X(get_cancellation) X(get_proc_bind)                         \
     X(get_num_teams) X(get_team_num)                                         \
+    X(pause_resource) X(pause_resource_all)                                  \
     X(get_num_devices) X(get_device_num) X(get_default_device)               \
     X(set_default_device) X(is_initial_device) X(get_initial_device)         \
     X(init_lock) X(init_lock_with_hint) X(destroy_lock) X(set_lock)          \

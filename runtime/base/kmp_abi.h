@@ -177,6 +177,8 @@ double omp_get_wtick(void);
 int omp_in_final(void);
 int omp_get_cancellation(void);
 hcrt_omp_proc_bind_t omp_get_proc_bind(void);
+int __kmpc_pause_resource(int kind); /* libomp's host only */
+void __kmpc_set_thread_limit(hcrt_ident_t *loc, int32_t gtid, int32_t limit);
 int omp_get_num_teams(void);
 int omp_get_team_num(void);
 int omp_get_default_device(void);

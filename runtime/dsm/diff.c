@@ -414,6 +414,32 @@ static void drop_when_settled(uint32_t idx)
     /* stays in the cached list (PF_CACHED): no duplicate */
 }
 
+/* After an atomic at another rank's home: this rank's copy of the page
+ * predates it, and a plain read by the same thread must still see its own
+ * atomic write (the home's copy does). The copy goes as at an acquire (its
+ * dirty bytes home first); the next access fetches the page again. A page
+ * found invalid needs nothing: a fetch claimed later is served after the
+ * atomic. Live same-host pages are the home's copy itself. */
+void hcrt__dsm_drop_page(size_t idx)
+{
+    uint8_t st = atomic_load(&dsm.pages[idx].state);
+
+    if (st == PG_INV || (atomic_load(&dsm.pages[idx].flags) & PF_LIVE))
+        return;
+    /* An exempt copy (the globals start valid and exempt everywhere) is
+     * exempt no longer: the page is written by atomics now, and the notice
+     * the home sends goes to the other ranks, not to the writer. */
+    atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_EXEMPT);
+    pthread_mutex_lock(&dsm.flush_lock);
+    st = take_settled((uint32_t)idx, 1);
+    if (st != PG_INV) {
+        uint32_t i = (uint32_t)idx;
+        vec_t one = {&i, 1, 1}, none = {0};
+        drop(&one, st == PG_RW ? &one : &none);
+    }
+    pthread_mutex_unlock(&dsm.flush_lock);
+}
+
 /* Self-invalidation at an acquire. Every copy that may be stale w.r.t.
  * releases ordered before this acquire goes, including pages other
  * threads of this rank hold dirty (their diffs go home first) and pages

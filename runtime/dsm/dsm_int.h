@@ -270,6 +270,8 @@ void hcrt__dsm_notify_ack(dsm_msg_t *m);
 hcrt_status_t hcrt__dsm_flush(void);
 hcrt_status_t hcrt__dsm_cluster_barrier(void);
 void hcrt__dsm_invalidate(void);
+/* Drops this rank's copy of page idx (after an atomic at its home). */
+void hcrt__dsm_drop_page(size_t idx);
 void hcrt__dsm_compact(void);
 int hcrt__dsm_mprotect(uintptr_t addr, size_t len, int prot);
 /* vm.max_map_count reached: compact (in the service thread); and the

@@ -50,6 +50,7 @@ typedef struct fork_cmd {
     int32_t status;
     int32_t sched_kind, sched_chunk; /* the head's run-sched ICV */
     int32_t hint_kind, hint_pct;     /* schedule hint for the team (loops.c) */
+    hcrt_cluster_icv_t icv;          /* the head's task's ICVs */
     uint32_t payload; /* bytes of head TLS that follow in a second bcast */
     int32_t tls_push; /* the threads' threadprivate images follow */
     uint64_t region_id;
@@ -74,9 +75,9 @@ static uint32_t max_ws; /* constructs used by the last region */
 static _Thread_local int32_t pending_nt;
 static _Thread_local int main_thread; /* the head's thread running main */
 static int teams_active;              /* teams constructs running (head) */
-static _Thread_local int in_region;
-static volatile int region_active; /* this rank runs a cluster region */
-static int worker_done;            /* the head told this worker to leave */
+static hcrt_cluster_icv_t region_icv; /* of the running cluster region */
+static volatile int region_active;    /* this rank runs a cluster region */
+static int worker_done;               /* the head told this worker to leave */
 static _Thread_local uint32_t ws_seq;
 
 static struct {
@@ -116,12 +117,7 @@ _Noreturn void hcrt__cluster_unsupported(hcrt_ident_t *loc, const char *what)
 
 int hcrt__cluster_here(void)
 {
-    return in_region && omp_get_level() == 1;
-}
-
-int hcrt__cluster_here_outer(void)
-{
-    return in_region;
+    return hcrt__cluster_nest.total && omp_get_level() == 1;
 }
 
 int hcrt__cluster_tid(void)
@@ -136,7 +132,7 @@ int hcrt__cluster_max_threads(void)
 
 void hcrt__cluster_set_num_threads(int n)
 {
-    if (n > 0)
+    if (n >= 0) /* 0: back to the nodes' default teams */
         req_total = n;
 }
 
@@ -149,6 +145,11 @@ void hcrt__cluster_push_num_threads(int32_t n)
  * copyin sources) are private to the head, so a fork whose arguments point
  * there cannot run on the other nodes. */
 static uintptr_t stack_lo, stack_hi, tls_at;
+
+int hcrt__cluster_is_main_thread(void)
+{
+    return main_thread;
+}
 
 void hcrt__cluster_set_main_thread(void)
 {
@@ -393,6 +394,7 @@ void hcrt__cluster_init(void)
             hcrt_fatal(HCRT_MOD_CORE, "out of DSM memory at start-up");
     }
     MPI_Bcast(&slots, sizeof(slots), MPI_BYTE, 0, comm);
+    hcrt__cluster_icv_init();
     hcrt__cluster_place_init();
     hcrt__stats_register("cluster", print_cluster, NULL);
     hcrt__cluster_on = 1;
@@ -450,10 +452,36 @@ int hcrt__cluster_node_threads(int node)
     return total / size + (node < total % size);
 }
 
-static void cluster_entry(int32_t *gtid, int32_t *btid,
-                          const hcrt_region_desc_t *region, void **args)
+/* libomp gave this node fewer threads than its share (a thread limit of
+ * the process, KMP_* settings): the cluster team would miss threads. */
+static void check_team(hcrt_ident_t *loc)
 {
-    in_region = 1;
+    int n = omp_get_num_threads();
+    char fix[256];
+
+    if (HCRT_LIKELY(n == hcrt__cluster_team.local))
+        return;
+    snprintf(fix, sizeof fix,
+             "rank %d got %d of its %d threads of the cluster team (set "
+             "OMP_THREAD_LIMIT and KMP_DEVICE_THREAD_LIMIT to at least "
+             "OMP_NUM_THREADS on every rank)",
+             hcrt__rank(), n, hcrt__cluster_team.local);
+    hcrt__cluster_unsupported_fix(
+        loc, "a parallel region whose node team libomp could not form", fix);
+}
+
+static void cluster_entry(int32_t *gtid, int32_t *btid,
+                          const hcrt_region_desc_t *region, void **args,
+                          hcrt_ident_t *loc)
+{
+    int local = hcrt__cluster_team.local;
+
+    check_team(loc);
+    hcrt__cluster_nest = (hcrt_cluster_nest_t){
+        .tid1 = hcrt__cluster_team.base + omp_get_thread_num(),
+        .total = hcrt__cluster_team.total,
+        .hidden = local == 1};
+    hcrt__cluster_icv_enter(&region_icv);
     ws_seq = 0;
     hcrt__cluster_place_tls_enter(omp_get_thread_num());
     region->tramp(gtid, btid, args);
@@ -463,20 +491,23 @@ static void cluster_entry(int32_t *gtid, int32_t *btid,
            !__atomic_compare_exchange_n(&max_ws, &m, ws_seq, 1,
                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
-    in_region = 0;
+    hcrt__cluster_nest.total = 0;
 }
 
 static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
-                       void **args, int total)
+                       void **args, int total, const hcrt_cluster_icv_t *icv)
 {
     int32_t gtid = __kmpc_global_thread_num(loc);
 
     hcrt__cluster_team_of(total, hcrt__rank(), &hcrt__cluster_team);
+    region_icv = *icv;
     region_active = 1;
     HCRT_OBS(hcrt__obs_region_begin(region));
     hcrt__dsm_region_begin(region->id);
+    hcrt__cluster_icv_fork_begin(icv);
     __kmpc_push_num_threads(loc, gtid, hcrt__cluster_team.local);
-    __kmpc_fork_call(loc, 2, (kmpc_micro_t)cluster_entry, region, args);
+    __kmpc_fork_call(loc, 3, (kmpc_micro_t)cluster_entry, region, args, loc);
+    hcrt__cluster_icv_fork_end(icv);
     /* Join: every node's writes reach home before anyone reads them. */
     if (hcrt__dsm_barrier() != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed at the end of a region");
@@ -558,9 +589,13 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     hcrt__cluster_place_cycle(t0); /* the last call's cycle ends here */
     hcrt__cluster_place_tls_drain();
     if (region->kind != HCRT_REGION_CLUSTER ||
-        __atomic_load_n(&teams_active, __ATOMIC_RELAXED) > 0)
+        __atomic_load_n(&teams_active, __ATOMIC_RELAXED) > 0 ||
+        omp_get_max_active_levels() < 1) /* an inactive region */
         goto local;
     int total = nt > 0 ? nt : hcrt__cluster_max_threads();
+    if (total >
+        omp_get_thread_limit()) /* the cluster is one contention group */
+        total = omp_get_thread_limit();
     fork_cmd_t cmd = {.op = CMD_FORK,
                       .nargs = region->nargs,
                       .total = total,
@@ -570,6 +605,7 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         region->nargs < 0 || !args_shareable(region, args, &cmd)) {
         __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+        nt = total; /* the team the program asked for, on the head */
         goto local;
     }
     if (hcrt__cluster_place_choose(region, total, t0) == HCRT_PLACE_HEAD) {
@@ -581,6 +617,7 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     }
     cmd.tls_push = hcrt__cluster_place_tls_push(total);
     memcpy(cmd.args, args, sizeof(void *) * (size_t)region->nargs);
+    hcrt__cluster_icv_capture(&cmd.icv);
     hcrt_omp_sched_t kind;
     omp_get_schedule(&kind, &cmd.sched_chunk);
     cmd.sched_kind = kind;
@@ -596,7 +633,7 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         hcrt__cluster_place_tls_send(total);
     uint64_t t1 = hcrt__now_ns();
     __atomic_fetch_add(&st->cluster, 1, __ATOMIC_RELAXED);
-    run_region(loc, region, args, total);
+    run_region(loc, region, args, total, &cmd.icv);
     counters.forks++;
     counters.fork_ns += t1 - t0;
     counters.join_ns += hcrt__now_ns() - t1;
@@ -604,6 +641,14 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
 local:
     if (nt > 0)
         __kmpc_push_num_threads(loc, __kmpc_global_thread_num(loc), nt);
+    if (hcrt__cluster_inside()) {
+        hcrt__cluster_fork_nested(loc, region, args);
+        return 1;
+    }
+    if (main_thread && omp_get_level() == 0) {
+        hcrt__cluster_fork_local(loc, region, args);
+        return 1;
+    }
     return 0;
 }
 
@@ -659,7 +704,7 @@ int hcrt__cluster_worker_loop(void)
             hcrt_fatal(HCRT_MOD_CORE, "DSM acquire failed at a fork");
         omp_set_schedule(cmd.sched_kind, cmd.sched_chunk);
         hcrt__loops_set_region_hint(cmd.hint_kind, cmd.hint_pct);
-        run_region(cmd.loc, region, cmd.args, cmd.total);
+        run_region(cmd.loc, region, cmd.args, cmd.total, &cmd.icv);
         counters.forks++;
     }
 }

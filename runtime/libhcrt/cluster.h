@@ -30,13 +30,38 @@ typedef struct hcrt_cluster_team {
 } hcrt_cluster_team_t;
 extern hcrt_cluster_team_t hcrt__cluster_team;
 
+/* The cluster region the calling thread runs in, at any nesting level
+ * (cluster_nest.c): its level-1 threads set it, nested forks hand it on. */
+typedef struct hcrt_cluster_nest {
+    int tid1;   /* cluster number of the level-1 ancestor thread */
+    int total;  /* threads of the cluster team; 0: not in a cluster region */
+    int hidden; /* 1: this node's share of level 1 is one thread, which
+                   libomp runs serialized, so it counts no active level */
+} hcrt_cluster_nest_t;
+extern _Thread_local hcrt_cluster_nest_t hcrt__cluster_nest;
+
+/* Data-environment ICVs of the head's task at a fork, which the implicit
+ * tasks of the cluster team inherit on every node. */
+typedef struct hcrt_cluster_icv {
+    int32_t nthreads;   /* nthreads-var in cluster terms (next team size) */
+    int32_t dynamic;    /* dyn-var */
+    int32_t max_active; /* max-active-levels-var */
+    int32_t device;     /* default-device-var */
+} hcrt_cluster_icv_t;
+
 /* Threads of node `node` in the current cluster team (like team_of). */
 int hcrt__cluster_node_threads(int node);
 /* Whether the calling thread runs the outermost level of a cluster region
  * (where worksharing and synchronisation are cluster-wide). */
 int hcrt__cluster_here(void);
 /* Whether the calling thread is inside a cluster region at any level. */
-int hcrt__cluster_here_outer(void);
+static inline int hcrt__cluster_inside(void)
+{
+    return hcrt__cluster_nest.total != 0;
+}
+/* omp_get_active_level() inside a cluster region, counting level 1 where
+ * libomp runs this node's share serialized. */
+int hcrt__cluster_active_level(void);
 /* The calling thread's number in the cluster team (hcrt__cluster_here()). */
 int hcrt__cluster_tid(void);
 /* omp_get_max_threads() outside a region: the size of the next team. */
@@ -66,10 +91,28 @@ void hcrt__cluster_head_exit(int status);
 /* Every rank, at shutdown before MPI_Finalize. */
 void hcrt__cluster_fini(void);
 
-/* fork.c: tries to run `region` on every node. Returns 0 when the region
- * must run locally (head region, nested, unsupported) and 1 when done. */
+/* fork.c: runs `region` on every node, or on this node with the cluster's
+ * ICVs (head region, nested, unsupported). Returns 1 when done, 0 when the
+ * caller forks it with libomp as on one node (a worker's own threads). */
 int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                        void **args, hcrt_region_stats_t *st);
+
+/* cluster_nest.c: the ICVs that travel with a fork (see there). */
+void hcrt__cluster_icv_init(void);
+void hcrt__cluster_icv_capture(hcrt_cluster_icv_t *icv);
+void hcrt__cluster_icv_fork_begin(const hcrt_cluster_icv_t *icv);
+void hcrt__cluster_icv_fork_end(const hcrt_cluster_icv_t *icv);
+void hcrt__cluster_icv_enter(const hcrt_cluster_icv_t *icv);
+/* The head's thread running main (cluster.c). */
+int hcrt__cluster_is_main_thread(void);
+/* After __kmpc_serialized_parallel of parallel if(false) (fork.c). */
+void hcrt__cluster_serial_enter(void);
+/* A region forked by the head's serial code that stays on the head. */
+void hcrt__cluster_fork_local(hcrt_ident_t *loc,
+                              const hcrt_region_desc_t *region, void **args);
+/* A region forked inside a cluster region (any level). */
+void hcrt__cluster_fork_nested(hcrt_ident_t *loc,
+                               const hcrt_region_desc_t *region, void **args);
 
 /* Per-thread sequence number of worksharing constructs in the current
  * cluster region (loops, single): keys of per-instance shared state. */

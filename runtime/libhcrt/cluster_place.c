@@ -309,11 +309,13 @@ void hcrt__cluster_place_tls_drain(void)
 static int head_share; /* threads the head runs of the head-alone team */
 
 static void head_entry(int32_t *gtid, int32_t *btid,
-                       const hcrt_region_desc_t *region, void **args)
+                       const hcrt_region_desc_t *region, void **args,
+                       const hcrt_cluster_icv_t *icv)
 {
     int k = omp_get_thread_num();
     int moved = tls_on_head && k >= head_share;
 
+    hcrt__cluster_icv_enter(icv); /* as in a cluster team (cluster_nest.c) */
     if (moved)
         memcpy(tls_block(), img + (size_t)k * tls_len, tls_len);
     region->tramp(gtid, btid, args);
@@ -336,7 +338,8 @@ void hcrt__cluster_place_run_head(hcrt_ident_t *loc,
     hcrt__cluster_team_of(total, 0, &t);
     head_share = total == img_total ? t.local : total;
     __kmpc_push_num_threads(loc, __kmpc_global_thread_num(loc), total);
-    __kmpc_fork_call(loc, 2, (kmpc_micro_t)head_entry, region, args);
+    hcrt_cluster_icv_t icv = {.nthreads = hcrt__cluster_max_threads()};
+    __kmpc_fork_call(loc, 3, (kmpc_micro_t)head_entry, region, args, &icv);
 }
 
 /* ---- statistics ---------------------------------------------------------- */

@@ -76,6 +76,8 @@ HCRT_ABI_EXPORT void __hcrt_fork_if(hcrt_ident_t *loc,
         (void)hcrt__cluster_take_push(); /* libomp ignores it here too */
     __atomic_fetch_add(&st->serial, 1, __ATOMIC_RELAXED);
     __kmpc_serialized_parallel(loc, gtid);
+    if (HCRT_UNLIKELY(hcrt__cluster_on))
+        hcrt__cluster_serial_enter();
     region->tramp(&gtid, &zero, args);
     __kmpc_end_serialized_parallel(loc, gtid);
     if (hcrt__stats_on)
@@ -131,9 +133,20 @@ HCRT_ABI_EXPORT void __hcrt_push_num_teams(hcrt_ident_t *loc, int32_t gtid,
     __kmpc_push_num_teams(loc, gtid, nteams, nthreads);
 }
 
+/* thread_limit of a target construct run here (host fallback): the
+ * task's thread-limit-var. A kernel sent to a worker carries the clause
+ * there (offload/ofl_node.c). */
+HCRT_ABI_EXPORT void __hcrt_set_thread_limit(hcrt_ident_t *loc, int32_t gtid,
+                                             int32_t limit)
+{
+    __kmpc_set_thread_limit(loc, gtid, limit);
+}
+
 HCRT_ABI_EXPORT void __hcrt_serialized_parallel(hcrt_ident_t *loc, int32_t gtid)
 {
     __kmpc_serialized_parallel(loc, gtid);
+    if (HCRT_UNLIKELY(hcrt__cluster_on)) /* clang's code for if(0) */
+        hcrt__cluster_serial_enter();
 }
 
 HCRT_ABI_EXPORT void __hcrt_end_serialized_parallel(hcrt_ident_t *loc,

@@ -5,7 +5,10 @@
  * region (cluster.h) they become cluster-wide: barrier = libomp's barrier
  * (node tasks done) + DSM team barrier; single and master = cluster thread
  * 0 (any one thread is allowed, and it keeps the single's output on the
- * head); critical = libomp's critical, then a DSM lock named by its address.
+ * head); critical = libomp's critical, then a DSM lock named by its address,
+ * at every nesting level inside a cluster region (a critical section
+ * excludes every thread of the program, and nested teams of two nodes run at
+ * once).
  */
 #include <sched.h>
 
@@ -19,6 +22,7 @@
 #include "libhcrt/observe.h"
 
 #define HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
+#define INSIDE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_inside())
 
 HCRT_ABI_EXPORT void __hcrt_barrier(hcrt_ident_t *loc, int32_t gtid)
 {
@@ -114,7 +118,7 @@ HCRT_ABI_EXPORT void __hcrt_critical(hcrt_ident_t *loc, int32_t gtid,
                                      hcrt_critical_name_t *crit)
 {
     __kmpc_critical(loc, gtid, crit);
-    if (HERE)
+    if (INSIDE)
         hcrt__cluster_lock((uint64_t)(uintptr_t)crit);
 }
 
@@ -123,14 +127,14 @@ HCRT_ABI_EXPORT void __hcrt_critical_with_hint(hcrt_ident_t *loc, int32_t gtid,
                                                uint32_t hint)
 {
     __kmpc_critical_with_hint(loc, gtid, crit, hint);
-    if (HERE)
+    if (INSIDE)
         hcrt__cluster_lock((uint64_t)(uintptr_t)crit);
 }
 
 HCRT_ABI_EXPORT void __hcrt_end_critical(hcrt_ident_t *loc, int32_t gtid,
                                          hcrt_critical_name_t *crit)
 {
-    if (HERE)
+    if (INSIDE)
         hcrt__cluster_unlock((uint64_t)(uintptr_t)crit);
     __kmpc_end_critical(loc, gtid, crit);
 }
@@ -177,7 +181,7 @@ HCRT_ABI_EXPORT void __hcrt_flush(hcrt_ident_t *loc)
     /* Only cluster regions have peers writing at the same time: the head's
      * sequential code and its head-alone calls see every node's writes
      * since the last join. */
-    if (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here_outer())
+    if (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_inside())
         hcrt__dsm_acquire(); /* releases first */
     __kmpc_flush(loc);
     flush_spin();

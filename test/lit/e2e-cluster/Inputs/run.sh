@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh [--env K=V]... [-I DIR]... [--libs "..."] [--stats RE]
-#        [--with SRC2]... [--build MODE] [--threads "1 2"] SRC WORKDIR
+#        [--with SRC2]... [--build MODE] [--threads "1 2"]
+#        [--nthreads-tail ,A,B] [--src FILE]... [--lib FILE]... SRC WORKDIR
 #
 # The end-to-end check of cluster execution (HCRT_CLUSTER=1): builds SRC
 # with the plain LLVM 19 OpenMP compiler (the reference) and with hcc, runs
@@ -15,10 +16,17 @@
 # files in a static library linked to SRC's object) or `plugin` (clang-19
 # -fpass-plugin=HCCPasses.so per file, linked with -lhcrt: a CMake-style
 # build, examples/cmake-plugin). --threads lists the threads per rank.
+# --src adds a separately compiled file to the program, --lib one that is
+# compiled into a static library linked after it (each by the compiler of
+# its language, the reference's or hcc's; C and C++ files may mix).
+# --nthreads-tail makes OMP_NUM_THREADS a list: the hcc run's first
+# element is the threads per rank, the reference's np x threads, the rest
+# (nested levels) as given.
 # Environment (from the RUN line): HCC CLANG MPIRUN; PLUGIN and HCRT_LIB
 # (HCCPasses.so and libhcrt's directory) for --build plugin.
 set -u
 envs=() incs=() libs="" stats_re="" withs=() build=together threads="1 2"
+nt_tail="" srcs=() libsrcs=()
 while [ $# -gt 2 ]; do
     case $1 in
     --env) envs+=("$2"); shift ;;
@@ -28,6 +36,9 @@ while [ $# -gt 2 ]; do
     --with) withs+=("$(realpath "$2")"); shift ;;
     --build) build=$2; shift ;;
     --threads) threads=$2; shift ;;
+    --nthreads-tail) nt_tail=$2; shift ;;
+    --src) srcs+=("$(realpath "$2")"); shift ;;
+    --lib) libsrcs+=("$(realpath "$2")"); shift ;;
 
     *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
@@ -56,7 +67,29 @@ cc=$CLANG hcc=$HCC
 case $src in
 *.cpp) cc=${CLANG%clang*}clang++${CLANG##*clang} hcc=$HCC++ ;; # C++ drivers
 esac
-"$cc" -fopenmp -O2 "${incs[@]}" "$src" "${withs[@]}" -o ref -lm $libs || fail "reference compile failed"
+# The driver for FILE: the reference's (ref) or hcc's, C or C++.
+driver() {
+    case $2 in
+    *.cpp) [ "$1" = ref ] && echo "${CLANG%clang*}clang++${CLANG##*clang}" || echo "$HCC++" ;;
+    *) [ "$1" = ref ] && echo "$CLANG" || echo "$HCC" ;;
+    esac
+}
+# files_build ref|hcc: SRC, the --src files and the --lib static library,
+# each file compiled by its language's driver.
+files_build() {
+    local objs=() lib=() i=0 f
+    for f in "${srcs[@]}" "${libsrcs[@]}"; do
+        i=$((i + 1))
+        "$(driver "$1" "$f")" -fopenmp -O2 "${incs[@]}" -c "$f" -o "$1.$i.o" || return 1
+        objs+=("$1.$i.o")
+    done
+    if [ ${#libsrcs[@]} -gt 0 ]; then
+        ar rcs "lib$1.a" "${objs[@]:${#srcs[@]}}" || return 1
+        lib=("lib$1.a")
+    fi
+    "$(driver "$1" "$src")" -fopenmp -O2 "${incs[@]}" "$src" "${objs[@]:0:${#srcs[@]}}" \
+        "${lib[@]}" -o "$1" -lm $libs
+}
 # hcc_build: builds ./hcc from SRC and the --with files as --build says.
 hcc_build() {
     local objs=() f i=0
@@ -81,7 +114,13 @@ hcc_build() {
     *) fail "unknown --build '$build'" ;;
     esac
 }
-hcc_build || fail "hcc build ($build) failed"
+if [ ${#srcs[@]} -gt 0 ] || [ ${#libsrcs[@]} -gt 0 ]; then
+    files_build ref || fail "reference compile failed"
+    files_build hcc || fail "hcc compile failed"
+else
+    "$cc" -fopenmp -O2 "${incs[@]}" "$src" "${withs[@]}" -o ref -lm $libs || fail "reference compile failed"
+    hcc_build || fail "hcc build ($build) failed"
+fi
 
 xs=(-x HCRT_CLUSTER -x OMP_NUM_THREADS -x HCRT_STATS)
 for kv in "${envs[@]}"; do xs+=(-x "${kv%%=*}"); done
@@ -89,12 +128,12 @@ for np in 1 2 4; do
     for t in $threads; do
         total=$((np * t))
         if [ ! -f "ref.$total" ]; then
-            env "${envs[@]}" OMP_NUM_THREADS=$total timeout -k 5 120 ./ref \
+            env "${envs[@]}" OMP_NUM_THREADS=$total$nt_tail timeout -k 5 120 ./ref \
                 >"ref.$total" 2>"ref.$total.err" || fail "reference failed at $total threads"
             [ -s "ref.$total" ] || fail "the reference printed nothing"
         fi
         out=run.$np.$t
-        env "${envs[@]}" HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=$t \
+        env "${envs[@]}" HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=$t$nt_tail \
             $MPIRUN "${xs[@]}" -np $np ./hcc >"$out" 2>"$out.err"
         rc=$?
         [ $rc = 0 ] || { cat "$out" "$out.err" >&2; fail "mpirun -np $np at $t threads exited with $rc"; }
