@@ -140,12 +140,14 @@ static size_t apply_direct(size_t idx, int home)
     char *dst = hcrt__dsm_shm_page(home, idx);
     dsm_dir_t *d = hcrt__dsm_shm_dir(home, idx);
     uint32_t seq = 0;
-    size_t weight = 0, i = 0, s;
+    size_t weight = 0, runs = 0, i = 0, s;
     while ((s = next_run(cur, twin, &i)) < DSM_PAGE) {
         if (!weight) {
             seq = hcrt__dsm_seq_lock(d);
             weight = 8;
         }
+        if (++runs == 2) /* the page half applied */
+            DSM_DELAY(DLY_DIFF);
         memcpy(dst + s, cur + s, i - s);
         weight += 4 + (i - s);
     }
@@ -157,6 +159,7 @@ static size_t apply_direct(size_t idx, int home)
 static void outbox_add(outbox_t *ob, size_t idx)
 {
     int home = hcrt__dsm_home_known(idx);
+    DSM_DELAY(DLY_RELEASE);
     if (hcrt__dsm_shm_peer(home)) {
         size_t k = apply_direct(idx, home);
         if (k) {
@@ -256,7 +259,9 @@ static void diffs_wait(outbox_t *ob)
 static void flush_pages(vec_t *s)
 {
     for_runs(s, PROT_READ);
+    DSM_DELAY(DLY_RELEASE);
     outbox_t ob = diffs_send(s, "release");
+    DSM_DELAY(DLY_RELEASE);
     for_runs(s, -1);
     for (size_t i = 0; i < s->n; i++)
         atomic_store(&dsm.pages[s->v[i]].state, PG_RO);
@@ -283,6 +288,7 @@ hcrt_status_t hcrt__dsm_flush(void)
     vec_t busy = {0};
     pthread_mutex_lock(&dsm.flush_lock);
     vec_t s = collect(PG_RW, 0, 0, &busy);
+    DSM_DELAY(DLY_RELEASE);
     if (s.n)
         flush_pages(&s);
     for (size_t i = 0; i < busy.n; i++)
@@ -428,7 +434,9 @@ void hcrt__dsm_invalidate(void)
     /* Fetches claimed before this are discarded on arrival (pages.c):
      * those pages may be BUSY yet outside the cached list. */
     atomic_fetch_add(&dsm.acq_gen, 1);
+    DSM_DELAY(DLY_ACQUIRE);
     vec_t s = collect_stale(&dirty, &busy);
+    DSM_DELAY(DLY_ACQUIRE);
     if (s.n)
         drop(&s, &dirty);
     for (size_t i = 0; i < busy.n; i++)
@@ -457,6 +465,8 @@ void hcrt__dsm_serve_diff(int src, dsm_msg_t *m, size_t len)
             uint16_t off, n;
             memcpy(&off, q, 2);
             memcpy(&n, q + 2, 2);
+            if (q != p)
+                DSM_DELAY(DLY_DIFF); /* the page half applied */
             memcpy(dst + off, q + 4, n);
             q += 4 + n;
         }

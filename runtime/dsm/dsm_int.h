@@ -315,6 +315,23 @@ void hcrt__dsm_seq_unlock(dsm_dir_t *d, uint32_t s);
  * each page never torn by a concurrent diff. */
 void hcrt__dsm_seq_copy(char *dst, const char *src, dsm_dir_t *d, size_t n);
 
+/* ---- debug.c: HCRT_DSM_DEBUG_DELAY (randomised delays at racy points) */
+enum {
+    DLY_SERVICE = 1, /* service thread: between passes and messages */
+    DLY_RELEASE,     /* release: between protection, diffs and states */
+    DLY_DIFF,        /* applying a diff to a master copy */
+    DLY_ACQUIRE,     /* self-invalidation */
+    DLY_FAULT        /* fault path: between claim, copy, twin, install */
+};
+extern unsigned hcrt__dsm_delay_us; /* 0: off */
+hcrt_status_t hcrt__dsm_debug_init(void);
+void hcrt__dsm_delay_at(int site); /* async-signal-safe */
+#define DSM_DELAY(site)                                                        \
+    do {                                                                       \
+        if (__builtin_expect(hcrt__dsm_delay_us != 0, 0))                      \
+            hcrt__dsm_delay_at(site);                                          \
+    } while (0)
+
 /* ---- fault.c ---- */
 hcrt_status_t hcrt__dsm_fault_install(void);
 void hcrt__dsm_fault_uninstall(void);

@@ -194,6 +194,7 @@ static int home_fault(size_t idx, int is_write)
         return 1; /* spurious */
     if (!claim(idx, st))
         return 0;
+    DSM_DELAY(DLY_FAULT);
     size_t n = 1;
     if (st == PG_INV)
         n = claim_run(idx, dsm.prefetch_max, PG_INV, dsm.rank);
@@ -209,6 +210,7 @@ static int home_fault(size_t idx, int is_write)
             tell |= hcrt__dsm_dir_add_writer(idx + i, dsm.rank);
         if (tell)
             hcrt__dsm_call(dsm.rank, M_WRITER, idx, n, 0, tell);
+        DSM_DELAY(DLY_FAULT);
     }
     hcrt__dsm_mprotect(addr, n * DSM_PAGE,
                        is_write ? PROT_READ | PROT_WRITE : PROT_READ);
@@ -317,6 +319,7 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
         for (size_t i = 0; i < c->n; i++)
             atomic_fetch_and(&dsm.pages[c->idx + i * st].flags,
                              (uint8_t)~PF_EXEMPT);
+    DSM_DELAY(DLY_FAULT);
     if (home >= 0)
         recheck_exempt(c, home);
     /* In the cached list before the generation check: an acquire that
@@ -330,6 +333,7 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
         set_state_s(c->idx, c->n, st, PG_INV);
         return;
     }
+    DSM_DELAY(DLY_FAULT);
     /* A read-ahead run's first page stays PROT_NONE, its trigger. Then
      * pages [first, rw_end) become writable, twinned: the faulting page of
      * a write miss, or the whole run under write-ahead (the stream writes
@@ -425,6 +429,7 @@ static void map_live(const fetch_ctx_t *c, int home)
     dsm_count(pages_fetched, c->n);
     dsm_count(bytes_fetched, c->n * DSM_PAGE); /* readable now, not copied */
     dsm_count(shm_pages, c->n);
+    DSM_DELAY(DLY_FAULT);
     set_state(c->idx, c->n, PG_RO);
 }
 
@@ -443,6 +448,7 @@ static void fetch_direct(fetch_ctx_t *c, int home)
     }
     if (tell) /* the home sends the notices and answers once acknowledged */
         hcrt__dsm_call(home, M_WRITER, c->idx, c->n, 1, tell);
+    DSM_DELAY(DLY_FAULT);
     unlive(c->idx, c->n);
     char *src = hcrt__dsm_shm_page(home, c->idx);
     char *dst = hcrt__dsm_page_alias(c->idx);
@@ -450,7 +456,9 @@ static void fetch_direct(fetch_ctx_t *c, int home)
         madvise(src, c->n * DSM_PAGE, MADV_POPULATE_READ);
         madvise(dst, c->n * DSM_PAGE, MADV_POPULATE_WRITE);
     }
+    DSM_DELAY(DLY_FAULT);
     hcrt__dsm_seq_copy(dst, src, d, c->n);
+    DSM_DELAY(DLY_FAULT);
     dsm_count(shm_pages, c->n);
     install_run(c, exempt, home);
 }
@@ -615,9 +623,11 @@ static void upgrade_write(size_t idx, int home)
          * build its writes on) stale data - lost updates. */
         atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_LIVE);
         cache_add(idx, 1);
+        DSM_DELAY(DLY_FAULT);
         hcrt__dsm_seq_copy(hcrt__dsm_page_alias(idx),
                            hcrt__dsm_shm_page(home, idx),
                            hcrt__dsm_shm_dir(home, idx), 1);
+        DSM_DELAY(DLY_FAULT);
         hcrt__dsm_set_view(idx, 1, dsm.rank, PROT_READ);
     }
     if (!(atomic_load(&dsm.pages[idx].flags) & PF_WREG)) {
@@ -641,11 +651,13 @@ static void upgrade_write(size_t idx, int home)
         register_writer(idx, n, st, home);
         for (size_t i = 0; i < n; i++)
             atomic_fetch_or(&dsm.pages[idx + i * st].flags, PF_WREG);
+        DSM_DELAY(DLY_FAULT);
     }
     uintptr_t addr = hcrt__dsm_page_addr(idx);
     /* from the alias: a read-ahead trigger page is still PROT_NONE */
     memcpy(dsm.twins + idx * DSM_PAGE, hcrt__dsm_page_alias(idx), DSM_PAGE);
     uint8_t f = atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_TRIGGER);
+    DSM_DELAY(DLY_FAULT);
     hcrt__dsm_mprotect(addr, DSM_PAGE, PROT_READ | PROT_WRITE);
     set_state(idx, 1, PG_RW);
     if (f & PF_TRIGGER) /* written before read: the stream goes on */
@@ -657,6 +669,7 @@ static void upgrade_write(size_t idx, int home)
 int hcrt__dsm_resolve(size_t idx, int is_write)
 {
     int home = hcrt__dsm_home(idx);
+    DSM_DELAY(DLY_FAULT);
     if (home == dsm.rank)
         return home_fault(idx, is_write);
     uint8_t st = atomic_load(&dsm.pages[idx].state);
@@ -787,6 +800,7 @@ void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
         exempt[i] = (uint8_t)hcrt__dsm_dir_add_reader(idx + i * st, src);
     }
     dsm_count(served_fetches, n);
+    DSM_DELAY(DLY_SERVICE);
     char *alias = hcrt__dsm_page_alias(idx);
     if (!inline_data && !dsm.shm_peers && st == 1) {
         /* the run lies in one area, so its alias pages are contiguous */
@@ -828,7 +842,8 @@ void hcrt__dsm_serve_writer(int src, dsm_msg_t *m)
 
 void hcrt__dsm_serve_notify(int src, dsm_msg_t *m)
 {
-    size_t st = m->c ? m->c : 1;          /* the run's stride */
+    size_t st = m->c ? m->c : 1; /* the run's stride */
+    DSM_DELAY(DLY_SERVICE);
     atomic_fetch_add(&dsm.notify_seq, 1); /* first: see install_run */
     for (size_t i = 0; i < m->b; i++)
         atomic_fetch_and(&dsm.pages[m->a + i * st].flags, (uint8_t)~PF_EXEMPT);
