@@ -3,6 +3,7 @@
 
 #include "RuntimeCalls.h"
 #include "Common.h"
+#include "FlushExits.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Constants.h"
@@ -335,7 +336,8 @@ bool distinctLoopIdents(Module &M) {
 } // namespace
 
 bool lowerRuntimeCalls(Module &M) {
-  bool Changed = renameCalls(M, headOnlyFunctions(M));
+  bool Changed = flushLoopExits(M); /* before the renames: theirs too */
+  Changed |= renameCalls(M, headOnlyFunctions(M));
   Changed |= distinctLoopIdents(M);
   warnLeftovers(M);
   return Changed;

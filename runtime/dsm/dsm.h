@@ -156,9 +156,9 @@ typedef struct hcrt_dsm_counters {
     uint64_t invalidations;
     uint64_t locks, atomics_remote, barriers;
     uint64_t served_fetches, served_diffs; /* as a home */
-    /* same-host fast path: pages copied straight from a home's memory,
-     * diffs applied straight to it (included in the figures above) */
-    uint64_t shm_pages, shm_diffs;
+    /* same-host fast path: pages mapped in place from a home's memory
+     * (included in pages_fetched) */
+    uint64_t shm_pages;
     /* as a home: written pages write-protected again when another rank
      * read them, the home's writer registration dropped (pages.c) */
     uint64_t home_reprotects;

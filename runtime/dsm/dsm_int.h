@@ -42,7 +42,8 @@ enum {
     PF_CACHED = 4,  /* in the cached list */
     PF_TRIGGER = 8, /* valid but PROT_NONE: first touch starts read-ahead */
     PF_LIVE = 16,   /* the application view maps the same-host home's master
-                       page itself (shm.c): never stale, never invalidated */
+                       page itself (shm.c; PG_RW once this rank wrote it):
+                       never stale, never invalidated, never diffed */
     PF_INLIVE = 32, /* in the live list */
     PF_FLIP = 64,   /* the application view maps the other memfd than the
                        page's base mapping (shm.c, hcrt__dsm_maps_home) */
@@ -57,14 +58,10 @@ typedef struct dsm_page {
 } dsm_page_t;
 
 /* Home-side directory entry: who fetched and who writes the page. It lives
- * in a memfd that same-host peers map (shm.c), so they register directly;
- * `seq` is the page's sequence lock: odd while a diff is being applied to
- * the master copy, so a direct fetch never copies a half-applied diff. */
+ * in a memfd that same-host peers map (shm.c), so they register directly. */
 typedef struct dsm_dir {
     _Atomic uint64_t readers;
     _Atomic uint64_t writers;
-    _Atomic uint32_t seq;
-    uint32_t pad_[3];
 } dsm_dir_t;
 
 typedef struct dsm_area {
@@ -260,6 +257,8 @@ void hcrt__dsm_futex_wake(_Atomic uint32_t *w);
 /* Resolves a fault on page `idx`; returns 0 on success, -1 if invalid. */
 int hcrt__dsm_resolve(size_t idx, int is_write);
 void hcrt__dsm_pages_init(void);
+/* Start-up: added areas homed on a same-host peer become live views. */
+void hcrt__dsm_live_areas(void);
 void hcrt__dsm_readahead_drain(void);
 void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m);
 uint64_t hcrt__dsm_home_serve(size_t idx, int requester, int claim);
@@ -332,13 +331,22 @@ void hcrt__dsm_reset_view(size_t idx, size_t n);
  * once the protocol holds page idx readable: maps it (UFFDIO_CONTINUE).
  * 0 when the access can be retried, -1 when the page cannot be mapped. */
 int hcrt__dsm_uffd_map(size_t idx);
-/* Page sequence lock (dir.seq): writers of the master copy (diffs) hold
- * it; readers copying a page retry if it moved. Async-signal-safe. */
-uint32_t hcrt__dsm_seq_lock(dsm_dir_t *d);
-void hcrt__dsm_seq_unlock(dsm_dir_t *d, uint32_t s);
-/* Copies `n` master pages from `src` (directory entries `d`) to `dst`,
- * each page never torn by a concurrent diff. */
-void hcrt__dsm_seq_copy(char *dst, const char *src, dsm_dir_t *d, size_t n);
+/* ---- debug.c: HCRT_DSM_DEBUG_DELAY (randomised delays at racy points) */
+enum {
+    DLY_SERVICE = 1, /* service thread: between passes and messages */
+    DLY_RELEASE,     /* release: between protection, diffs and states */
+    DLY_DIFF,        /* applying a diff to a master copy */
+    DLY_ACQUIRE,     /* self-invalidation */
+    DLY_FAULT        /* fault path: between claim, copy, twin, install */
+};
+extern unsigned hcrt__dsm_delay_us; /* 0: off */
+hcrt_status_t hcrt__dsm_debug_init(void);
+void hcrt__dsm_delay_at(int site); /* async-signal-safe */
+#define DSM_DELAY(site)                                                        \
+    do {                                                                       \
+        if (__builtin_expect(hcrt__dsm_delay_us != 0, 0))                      \
+            hcrt__dsm_delay_at(site);                                          \
+    } while (0)
 
 /* ---- fault.c ---- */
 hcrt_status_t hcrt__dsm_fault_install(void);

@@ -104,7 +104,7 @@ static void on_bus(int sig, siginfo_t *si, void *ucv)
         /* a miss resolved here was mapped by its resolution; a page found
          * valid (another thread resolved it, or its page-table entry was
          * dropped) is mapped now. One that the protocol moved away
-         * meanwhile (to a private copy, or invalid again) faults again. */
+         * meanwhile (invalid again: compaction) faults again. */
         int ok = !hcrt__dsm_resolve((size_t)idx, 0) ||
                  hcrt__dsm_uffd_map((size_t)idx) == 0;
         if (ok || addr != last_addr)

@@ -32,7 +32,7 @@ static hcrt_status_t read_settings(uintptr_t *base, size_t *size)
     dsm.shm_mode = hcrt__config_enum("HCRT_DSM_SHM");
     dsm.uffd_mode = hcrt__config_enum("HCRT_DSM_UFFD");
     dsm.uffd = -1;
-    return HCRT_OK;
+    return hcrt__dsm_debug_init();
 }
 
 /* A PIE mapped at different addresses would make shared globals differ. */

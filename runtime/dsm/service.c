@@ -317,6 +317,7 @@ static void on_reply(dsm_msg_t *m, size_t len)
 
 static void dispatch(int src, dsm_msg_t *m, size_t len)
 {
+    DSM_DELAY(DLY_SERVICE);
     switch (m->type) {
     case M_FETCH:
         hcrt__dsm_serve_fetch(src, m);
@@ -489,6 +490,7 @@ static void *service_main(void *arg)
            atomic_load(&svc.submitted)) {
         int busy = 0;
         if (atomic_load_explicit(&svc.submitted, memory_order_relaxed)) {
+            DSM_DELAY(DLY_SERVICE);
             post_submitted();
             busy = 1;
         }
