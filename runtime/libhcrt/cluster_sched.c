@@ -38,6 +38,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/wait.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_sched.h"
@@ -301,14 +302,25 @@ void hcrt__cl_close(hcrt__cl_pool_t *p, int win, uint64_t probe_us)
                    "send (close)");
 }
 
+/* Waits of the exchange go through base/wait.h: the fault detector
+ * wakes them when a node fails (docs/faults.md). */
+static void xwait(int n, MPI_Request *rq, int peer, const char *what)
+{
+    hcrt_wait_t w = {.what = what, .peer = peer, .spin_ns = UINT64_MAX};
+    xcheck(hcrt__wait_requests(n, rq, &w) == HCRT_OK ? MPI_SUCCESS
+                                                     : MPI_ERR_OTHER,
+           what);
+}
+
 static void recv_close(hcrt__cl_pool_t *p, int win, int from)
 {
     uint64_t v;
-    MPI_Status st;
-    xcheck(MPI_Recv(&v, 1, MPI_UINT64_T, from, xtag(p, win) | TAG_CLOSE,
-                    xcomm(), &st),
+    MPI_Request rq;
+    xcheck(MPI_Irecv(&v, 1, MPI_UINT64_T, from, xtag(p, win) | TAG_CLOSE,
+                     xcomm(), &rq),
            "receive (close)");
-    p->xgot[st.MPI_SOURCE] = 1;
+    xwait(1, &rq, from, "the probe exchange (close)");
+    p->xgot[from] = 1;
     if (!p->xclose)
         p->xclose = v ? v : 1;
 }
@@ -401,7 +413,7 @@ void hcrt__cl_gather_finish(hcrt__cl_pool_t *p, int win,
                             hcrt__hetprobe_node_meas_t *m)
 {
     int nn = p->nn, no = nn - 1;
-    xcheck(MPI_Waitall(3 * no, p->xreq, MPI_STATUSES_IGNORE), "wait");
+    xwait(3 * no, p->xreq, HCRT_WAIT_ANY, "the probe exchange");
     for (int k = 0, i = 0; k < nn; k++) {
         if (k == p->me) {
             m[k] = decode(p->xmine);
@@ -443,7 +455,7 @@ const uint64_t *hcrt__cl_ext_exchange(hcrt__cl_pool_t *p, int win,
                              xtag(p, win) | TAG_EXT, xcomm(), &rq[n++]),
                    "receive (extension)");
     }
-    xcheck(MPI_Waitall(n, rq, MPI_STATUSES_IGNORE), "wait (extension)");
+    xwait(n, rq, HCRT_WAIT_ANY, "the probe exchange (extension)");
     return p->xext;
 }
 

@@ -19,6 +19,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "libhcrt/core.h"
+#include "libhcrt/fault/fault.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/offload/ofl_wire.h"
 
@@ -420,7 +421,9 @@ static hcrt_status_t kernel_exec(uint64_t id, int32_t device, uint32_t nparams,
         cur_device = device;
         atomic_store_explicit(&node_device, (int)device, memory_order_relaxed);
         atomic_fetch_add_explicit(&node_kernels, 1, memory_order_acq_rel);
+        hcrt__doing_set(HCRT_DOING_TARGET, k); /* for a fault report */
         k->tramp(params);
+        hcrt__doing_set(HCRT_DOING_IDLE, NULL);
         atomic_fetch_sub_explicit(&node_kernels, 1, memory_order_acq_rel);
         cur_device = -1;
         uint64_t dt = now_ns() - t0;
