@@ -77,6 +77,16 @@ ns_up() {
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
   done
+  # A daemon started before its link is up finds no interface on the
+  # subnet: wait (at most 5 s) until every link reports "up".
+  for _ in $(seq 50); do
+    local ready=1
+    for k in $(seq "$n"); do
+      [ "$(ip netns exec "$prefix$k" cat /sys/class/net/eth0/operstate)" = up ] || ready=0
+    done
+    [ $ready = 1 ] && return 0
+    sleep 0.1
+  done
 }
 
 ns_down() {
@@ -155,7 +165,7 @@ while [ "\${host#-}" != "\$host" ]; do host=\$1; shift; done
 k=\$(( \${host##*.} - 1 ))
 mkdir -p $tmpdir/$prefix\$k
 exec ip netns exec $prefix\$k unshare --uts sh -c \
-  "hostname $prefix\$k && TMPDIR=$tmpdir/$prefix\$k exec \$*"
+  "hostname $prefix\$k && TMPDIR=$tmpdir/$prefix\$k && export TMPDIR && \$*"
 AGENT
   chmod +x "$1"
 }
