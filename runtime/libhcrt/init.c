@@ -216,6 +216,7 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
     hcrt__doing_set(mode == MODE_MAIN && rank > 0 ? HCRT_DOING_IDLE
                                                   : HCRT_DOING_MAIN,
                     NULL);
+    hcrt__fault_started(); /* the watcher learns: start-up is over */
     __atomic_store_n(&hcrt__ready, 1, __ATOMIC_RELEASE);
 out:
     pthread_mutex_unlock(&init_lock);

@@ -27,6 +27,8 @@ void hcrt__fault_init(MPI_Comm comm);
  * rank that fails meanwhile is reported as at any other time). */
 void hcrt__fault_fini(void);
 int hcrt__fault_on(void);
+/* The runtime's start-up is over (the watcher hears it at once). */
+void hcrt__fault_started(void);
 /* The runtime starts its shutdown (injection point "shutdown"). */
 void hcrt__fault_shutdown_begins(void);
 

@@ -23,7 +23,6 @@
 #include <string.h>
 #include <sys/ioctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -92,17 +91,35 @@ void hcrt__fd_inject_init(void)
     }
 }
 
-/* cut: every interface this rank publishes goes down. Refused in the
- * machine's own network namespace, where it would cut every job. */
+/* Whether this rank's network has a default route (/proc/net/route):
+ * then it is likely the machine's own network, shared with everything
+ * else, and not a namespace made to be cut. */
+static int has_default_route(void)
+{
+    char line[256];
+    int found = 0;
+    FILE *fp = fopen("/proc/net/route", "re");
+    if (!fp)
+        return 1;
+    while (!found && fgets(line, sizeof line, fp)) {
+        char ifn[64];
+        unsigned long dest;
+        found = sscanf(line, "%63s %lx", ifn, &dest) == 2 && dest == 0;
+    }
+    fclose(fp);
+    return found;
+}
+
+/* cut: every interface this rank publishes goes down. Refused where the
+ * rank's network has a default route: that is no test network. */
 static void cut_links(void)
 {
-    struct stat a, b;
-    if (stat("/proc/1/ns/net", &a) != 0 || stat("/proc/self/ns/net", &b) != 0 ||
-        a.st_ino == b.st_ino) {
+    if (has_default_route()) {
         hcrt_error(HCRT_MOD_FAULT,
-                   "HCRT_FAULT_INJECT cut: this rank is not in a network "
-                   "namespace of its own (run it with hcrun --netns or "
-                   "scripts/netns.sh); nothing was cut");
+                   "HCRT_FAULT_INJECT cut: this rank's network has a default "
+                   "route, so it is likely this machine's own network; cut "
+                   "only works in a network namespace of its own (hcrun "
+                   "--netns, scripts/netns.sh); nothing was cut");
         return;
     }
     struct ifaddrs *ifa = NULL;
@@ -186,10 +203,16 @@ void hcrt__fd_inject_phase(const char *phase)
             fire(i);
 }
 
+void hcrt__fault_started(void)
+{
+    hcrt__fd_heartbeat_now();
+}
+
 void hcrt__fault_shutdown_begins(void)
 {
     if (!hcrt__fd.on)
         return;
     hcrt__doing_set(HCRT_DOING_SHUTDOWN, NULL);
+    hcrt__fd_heartbeat_now();
     hcrt__fd_inject_phase("shutdown");
 }

@@ -143,7 +143,7 @@ typedef struct fd_state {
     int conn_fd[FD_MAX_CONNS], conn_rank[FD_MAX_CONNS]; /* accepted */
     uint64_t next_hb, net_error_ns;
     int slow_flag, hb_missed_sent;
-    uint32_t seq;
+    _Atomic uint32_t seq;
     fd_corr_t corr;
     fd_case_t cases[FD_MAX_CASES];
     fd_probe_t probes[FD_MAX_PROBES];
@@ -166,6 +166,9 @@ double hcrt__fd_jobtime(uint64_t ns);
 uint64_t hcrt__fd_mono_at(double jobtime);
 void hcrt__fd_ring_update(void);
 void hcrt__fd_on_heartbeat(const fd_msg_t *m);
+/* Any thread: a heartbeat now, so the watcher knows the new activity
+ * (the runtime's start-up ended, its shutdown begins). */
+void hcrt__fd_heartbeat_now(void);
 
 /* fd_net.c */
 int hcrt__fd_net_open(fd_rec_t *mine);

@@ -133,6 +133,16 @@ void hcrt__fd_on_heartbeat(const fd_msg_t *m)
         f->hb_missed_sent = 0;
 }
 
+void hcrt__fd_heartbeat_now(void)
+{
+    fd_state_t *f = &hcrt__fd;
+    fd_msg_t m = {0};
+    if (!f->on || f->pred == f->rank)
+        return;
+    hcrt__doing_text(m.text, sizeof m.text);
+    hcrt__fd_send(f->pred, FD_HB, &m);
+}
+
 static void send_heartbeat(fd_state_t *f)
 {
     fd_msg_t m = {0};

@@ -156,12 +156,14 @@ void hcrt__fd_send(int to, int type, fd_msg_t *m)
     const struct sockaddr_in *a = &f->peers[to].udp;
     if (!a->sin_port)
         return;
-    uint32_t seq = m->h.seq ? m->h.seq : ++f->seq;
+    uint32_t seq = m->h.seq ? m->h.seq : atomic_fetch_add(&f->seq, 1) + 1;
     m->h =
         (fd_hdr_t){FD_MAGIC, (uint16_t)type, sizeof *m, f->job, f->rank, seq};
+    /* "network unreachable" is about this rank's own network; "host
+     * unreachable" (no ARP answer) is about the peer */
     if (sendto(f->udp, m, sizeof *m, MSG_DONTWAIT, (const struct sockaddr *)a,
                sizeof *a) < 0 &&
-        (errno == ENETUNREACH || errno == EHOSTUNREACH || errno == ENETDOWN))
+        (errno == ENETUNREACH || errno == ENETDOWN))
         f->net_error_ns = hcrt__fd_now();
 }
 
@@ -203,7 +205,7 @@ int hcrt__fd_connect_start(int rank)
         return fd;
     int e = errno;
     close(fd);
-    if (e == ENETUNREACH || e == EHOSTUNREACH || e == ENETDOWN)
+    if (e == ENETUNREACH || e == ENETDOWN)
         hcrt__fd.net_error_ns = hcrt__fd_now();
     return conn_error(e);
 }

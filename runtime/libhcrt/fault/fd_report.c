@@ -27,13 +27,20 @@ static const char *ident_where(const hcrt_ident_t *loc, char *buf, size_t len)
     return buf;
 }
 
+/* "ep.c:7" from the region's descriptor (debug info), else "main()"
+ * from its outlined function's name ("main.omp_outlined"), else NULL. */
 static const char *region_where(const hcrt_region_desc_t *r, char *buf,
                                 size_t len)
 {
-    if (!r || !r->file || !r->file[0] || r->line <= 0)
+    if (r && r->file && r->file[0] && r->line > 0) {
+        const char *base = strrchr(r->file, '/');
+        snprintf(buf, len, "at %s:%d", base ? base + 1 : r->file, r->line);
+        return buf;
+    }
+    const char *dot = r && r->name ? strstr(r->name, ".omp_outlined") : NULL;
+    if (!dot || dot == r->name)
         return NULL;
-    const char *base = strrchr(r->file, '/');
-    snprintf(buf, len, "%s:%d", base ? base + 1 : r->file, r->line);
+    snprintf(buf, len, "in %.*s()", (int)(dot - r->name), r->name);
     return buf;
 }
 
@@ -43,10 +50,12 @@ static void construct_text(char *buf, size_t len, const char *what,
     char a[300], b[300];
     const char *at = ident_where(where, a, sizeof a);
     const char *in = region_where(r, b, sizeof b);
-    if (at && in && strcmp(at, in))
-        snprintf(buf, len, "%s at %s (region at %s)", what, at, in);
-    else if (at || in)
-        snprintf(buf, len, "%s at %s", what, at ? at : in);
+    if (at && in && strcmp(in + 3, at)) /* in: "at f:l" or "in f()" */
+        snprintf(buf, len, "%s at %s (region %s)", what, at, in);
+    else if (at)
+        snprintf(buf, len, "%s at %s", what, at);
+    else if (in)
+        snprintf(buf, len, "%s of the region %s", what, in);
     else
         snprintf(buf, len, "%s", what);
 }
@@ -67,17 +76,17 @@ void hcrt__doing_text(char *buf, size_t len)
         snprintf(buf, len, "waiting for the next parallel region");
         break;
     case HCRT_DOING_REGION:
-        snprintf(buf, len, "in the parallel region at %s",
-                 region_where(r, b, sizeof b) ? b : "an unknown place");
+        snprintf(buf, len, "in the parallel region %s",
+                 region_where(r, b, sizeof b) ? b : "(place unknown)");
         break;
     case HCRT_DOING_LOOP:
-        construct_text(buf, len, "running the loop", w, r);
+        construct_text(buf, len, "running a loop", w, r);
         break;
     case HCRT_DOING_BARRIER:
-        construct_text(buf, len, "in the barrier", w, r);
+        construct_text(buf, len, "in a barrier", w, r);
         break;
     case HCRT_DOING_REDUCTION:
-        construct_text(buf, len, "in the reduction", w, r);
+        construct_text(buf, len, "in a reduction", w, r);
         break;
     case HCRT_DOING_TARGET: {
         const hcrt_kernel_desc_t *k = w;
@@ -127,7 +136,8 @@ static void report_case(const fd_case_t *c)
                     ev, words, c->nobs > 1 ? "s" : "", obs,
                     c->doing[0]   ? c->doing
                     : p->doing[0] ? p->doing
-                                  : "unknown");
+                                  : "doing something unknown (no heartbeat "
+                                    "yet)");
 }
 
 static void json_str(FILE *o, const char *s)
@@ -200,12 +210,22 @@ static void write_json(const char *path)
     fclose(o);
 }
 
+/* One report. A rank that found itself cut off says so once, on its
+ * own stderr, and writes no JSON: the ranks it lost report the job's
+ * view (and on one machine the files would overwrite each other). */
 void hcrt__fd_report(void)
 {
     fd_state_t *f = &hcrt__fd;
     if (f->reported)
         return;
     f->reported = 1;
+    for (int i = 0; i < FD_MAX_CASES; i++) {
+        const fd_case_t *c = &f->cases[i];
+        if (c->used && c->decided && c->diag == FD_DIAG_SELF_CUT) {
+            report_case(c);
+            return;
+        }
+    }
     for (int i = 0; i < FD_MAX_CASES; i++) {
         const fd_case_t *c = &f->cases[i];
         if (c->used && c->decided && hcrt__fd_is_failure(c->diag))
