@@ -63,7 +63,11 @@ ns_up() {
   ns_need_root
   [[ $n =~ ^[0-9]+$ ]] && [ "$n" -ge 1 ] && [ "$n" -le 250 ] ||
     die "'$n' is not a node count in 1..250"
-  [ "$(ns_count)" = "$n" ] && return 0
+  if [ "$(ns_count)" = "$n" ]; then
+    for k in $(seq "$n"); do ns_heal "$k"; done
+    ns_wait_up "$n"
+    return 0
+  fi
   ns_down >/dev/null
   ip link add "$bridge" type bridge
   ip addr add "$net.1/24" dev "$bridge"
@@ -77,8 +81,13 @@ ns_up() {
     ip -n "$ns" link set eth0 up
     ip -n "$ns" link set lo up
   done
-  # A daemon started before its link is up finds no interface on the
-  # subnet: wait (at most 5 s) until every link reports "up".
+  ns_wait_up "$n"
+}
+
+# A daemon started before its link is up finds no interface on the
+# subnet: wait (at most 5 s) until every link reports "up".
+ns_wait_up() {
+  local n=$1
   for _ in $(seq 50); do
     local ready=1
     for k in $(seq "$n"); do
@@ -129,9 +138,12 @@ ns_cut() {
   echo "netns.sh: cut node $1 ($dev down) at $(date +%T.%N | cut -c1-12)" >&2
 }
 
+# Both ends of node k's link up again (a cut from inside the namespace
+# takes its eth0 down, a cut from outside the bridge's end).
 ns_heal() {
   ns_need_root
   ip link set "$(ns_node_link "$1")" up
+  ip -n "$prefix$1" link set eth0 up 2>/dev/null || true
 }
 
 # Traffic shaping on the host side of node k's link: a tbf rate limit,

@@ -17,6 +17,7 @@
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -203,6 +204,31 @@ void hcrt__fd_inject_phase(const char *phase)
             fire(i);
 }
 
+static void *inject_alone_main(void *arg)
+{
+    (void)arg;
+    for (uint64_t t; (t = hcrt__fd_inject_next()) != UINT64_MAX;) {
+        uint64_t now = hcrt__fd_now();
+        if (t > now) {
+            struct timespec ts = {(time_t)((t - now) / 1000000000u),
+                                  (long)((t - now) % 1000000000u)};
+            nanosleep(&ts, NULL);
+        }
+        hcrt__fd_inject_timers(hcrt__fd_now());
+    }
+    return NULL;
+}
+
+void hcrt__fd_inject_alone(void)
+{
+    pthread_t t;
+    hcrt__fd_inject_init();
+    if (hcrt__fd_inject_next() != UINT64_MAX &&
+        pthread_create(&t, NULL, inject_alone_main, NULL) == 0)
+        pthread_detach(t);
+    hcrt__fd_inject_phase("startup");
+}
+
 void hcrt__fault_started(void)
 {
     hcrt__fd_heartbeat_now();
@@ -210,8 +236,10 @@ void hcrt__fault_started(void)
 
 void hcrt__fault_shutdown_begins(void)
 {
-    if (!hcrt__fd.on)
+    if (!hcrt__fd.on) {
+        hcrt__fd_inject_phase("shutdown");
         return;
+    }
     hcrt__doing_set(HCRT_DOING_SHUTDOWN, NULL);
     hcrt__fd_heartbeat_now();
     hcrt__fd_inject_phase("shutdown");

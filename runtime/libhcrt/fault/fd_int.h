@@ -236,5 +236,8 @@ void hcrt__fd_inject_init(void);
 void hcrt__fd_inject_timers(uint64_t now);
 uint64_t hcrt__fd_inject_next(void);
 void hcrt__fd_inject_phase(const char *phase);
+/* The detector is off: injections still happen (from a thread of their
+ * own), which shows what a failure does to a job without it. */
+void hcrt__fd_inject_alone(void);
 
 #endif /* HCRT_FD_INT_H */

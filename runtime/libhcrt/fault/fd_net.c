@@ -141,9 +141,9 @@ int hcrt__fd_exchange(MPI_Comm comm, fd_rec_t *mine)
         hcrt_warn(HCRT_MOD_FAULT,
                   "the fault detector is off on some rank (HCRT_FAULT=0 "
                   "there, or its sockets failed): it is off on every rank");
+    f->wall0_ns = all[0].wall0_ns;
     if (ok) {
         f->job = all[0].nonce;
-        f->wall0_ns = all[0].wall0_ns;
         hcrt__fd_peers_init(all);
     }
     free(all);
