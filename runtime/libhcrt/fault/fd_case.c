@@ -307,24 +307,13 @@ static void decide(fd_case_t *c)
     }
 }
 
-void hcrt__fd_case_gone(int subject, uint32_t ev)
+int hcrt__fd_case_before(uint64_t t)
 {
     fd_state_t *f = &hcrt__fd;
-    fd_case_t *c = case_of(subject);
-    for (int i = 0; i < FD_MAX_CASES && !c; i++)
-        if (!f->cases[i].used)
-            c = &f->cases[i];
-    if (!c)
-        return;
-    *c = (fd_case_t){.used = 1, .subject = subject, .since = -1};
-    c->opened = hcrt__fd_now();
-    c->ev = ev | FD_EV_NO_PONG;
-    c->obs[c->nobs++] = f->rank;
-    memcpy(c->doing, f->peers[subject].doing, sizeof c->doing);
-    c->diag = FD_DIAG_DEAD;
-    c->rule = "found gone when the launcher ended the job (SIGTERM)";
-    c->decided = 1;
-    f->peers[subject].state = P_FAILED;
+    for (int i = 0; i < FD_MAX_CASES; i++)
+        if (f->cases[i].used && !f->cases[i].decided && f->cases[i].opened < t)
+            return 1;
+    return 0;
 }
 
 int hcrt__fd_cases_open(void)

@@ -18,7 +18,6 @@
 #include <arpa/inet.h>
 #include <errno.h>
 #include <linux/futex.h>
-#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -95,10 +94,18 @@ static hcrt_status_t wait_policy(int peer, const char *what)
     _exit(hcrt__fd.status);
 }
 
+static _Atomic uint64_t sigterm_ns; /* when SIGTERM arrived */
+
 static void on_sigterm(int sig)
 {
     (void)sig;
     uint64_t one = 1;
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    atomic_store(&sigterm_ns,
+                 (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
+    /* the others then know this rank did not fail: it was ended */
+    hcrt__lastword(HCRT_LASTWORD_END, "terminated by SIGTERM");
     atomic_store(&hcrt__fd.sigterm, 1);
     if (write(hcrt__fd.efd, &one, sizeof one) < 0)
         return;
@@ -349,76 +356,24 @@ void hcrt__fd_leave_timers(uint64_t now)
 
 /* ---- SIGTERM: the launcher ends the job ------------------------------- */
 
-#define SWEEP_MS 300
+/* mpirun ends a job with SIGTERM about a second after a rank died
+ * (without --enable-recovery). By then the dead rank's watcher saw its
+ * connection close and the root is analyzing, or has reported: a case
+ * opened well before the signal holds it until it is decided (seconds at
+ * most). Otherwise - the user or the batch system ends the job, and the
+ * ranks die of the same SIGTERM within milliseconds - the signal does
+ * what it always does, and nothing is reported. */
+#define SIGTERM_EARLIER_NS 500000000ULL
 
-/* Which live peers are gone: connections to every one at once (a closed
- * port answers at once), and /proc on this host. */
-static uint32_t *sweep(void)
-{
-    fd_state_t *f = &hcrt__fd;
-    static uint32_t *got;
-    struct pollfd *pf = calloc((size_t)f->size, sizeof *pf);
-    if (!got)
-        got = calloc((size_t)f->size, sizeof *got);
-    if (!got || !pf) {
-        free(pf);
-        return NULL;
-    }
-    for (int r = 0; r < f->size; r++) {
-        pf[r].fd = -1;
-        if (r == f->rank || f->peers[r].state == P_FAILED)
-            continue;
-        got[r] = hcrt__fd_proc_probe(r);
-        int fd = hcrt__fd_connect_start(r);
-        if (fd == FD_CONN_REFUSED)
-            got[r] |= FD_EV_TCP_REFUSED;
-        pf[r] = (struct pollfd){fd >= 0 ? fd : -1, POLLOUT, 0};
-    }
-    uint64_t end = hcrt__fd_now() + SWEEP_MS * 1000000ULL;
-    for (uint64_t t; (t = hcrt__fd_now()) < end;) {
-        if (poll(pf, (nfds_t)f->size, (int)((end - t) / 1000000 + 1)) <= 0)
-            break;
-        for (int r = 0; r < f->size; r++)
-            if (pf[r].fd >= 0 && pf[r].revents) {
-                if (hcrt__fd_connect_result(pf[r].fd) == FD_CONN_REFUSED)
-                    got[r] |= FD_EV_TCP_REFUSED;
-                close(pf[r].fd);
-                pf[r].fd = -1;
-            }
-    }
-    for (int r = 0; r < f->size; r++)
-        if (pf[r].fd >= 0)
-            close(pf[r].fd);
-    free(pf);
-    return got;
-}
-
-/* SIGTERM from the launcher (mpirun ends the job when a rank died): the
- * acting root finds who is gone and reports it before it goes; with
- * nothing to report the signal does what it always does. */
 void hcrt__fd_sigterm_check(void)
 {
     fd_state_t *f = &hcrt__fd;
-    if (f->ending)
+    if (f->ending || f->reported)
         return;
-    if (hcrt__fd_cases_open()) {
-        atomic_store(&f->sigterm, 1); /* again once they are decided */
-        return;
-    }
-    uint32_t *got = !f->reported && hcrt__fd_is_root() ? sweep() : NULL;
-    int gone = 0;
-    for (int r = 0; got && r < f->size; r++)
-        if (got[r] & (FD_EV_TCP_REFUSED | FD_EV_PROC_GONE)) {
-            hcrt__fd_case_gone(r, got[r]);
-            gone++;
-        }
-    if (gone) {
-        hcrt__fd_report();
-        hcrt__fd_end_job(1);
+    if (hcrt__fd_case_before(atomic_load(&sigterm_ns) - SIGTERM_EARLIER_NS)) {
+        atomic_store(&f->sigterm, 1); /* again once it is decided */
         return;
     }
-    if (!f->reported) {
-        signal(SIGTERM, SIG_DFL);
-        raise(SIGTERM);
-    }
+    signal(SIGTERM, SIG_DFL);
+    raise(SIGTERM);
 }

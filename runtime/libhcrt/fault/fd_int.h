@@ -212,8 +212,8 @@ void hcrt__fd_on_lastword(const unsigned char *buf, size_t len);
 int hcrt__fd_probe_fds(struct pollfd *p, int max);
 void hcrt__fd_probe_ready(int fd);
 int hcrt__fd_cases_open(void);
-/* A decided case: `subject` found gone (the SIGTERM sweep). */
-void hcrt__fd_case_gone(int subject, uint32_t ev);
+/* An undecided case opened before monotonic time t. */
+int hcrt__fd_case_before(uint64_t t);
 
 /* fd_report.c */
 void hcrt__fd_report(void);

@@ -356,7 +356,8 @@ static void *detector_main(void *arg)
     fd_state_t *f = arg;
     struct pollfd p[NFIX + FD_MAX_CONNS + FD_MAX_PROBES];
     int conn_of[NFIX + FD_MAX_CONNS];
-    hcrt__helper_thread_start("hcrt-fault", 1);
+    hcrt__helper_thread_start("hcrt-fault",
+                              0); /* default slice: it has seconds */
     while (!atomic_load(&f->stop)) {
         uint64_t now = hcrt__fd_now(), next = next_timer(f);
         int ms = next > now ? (int)((next - now) / 1000000 + 1) : 0;
