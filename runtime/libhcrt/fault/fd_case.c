@@ -284,6 +284,7 @@ static void decide(fd_case_t *c)
     c->diag = r->diag;
     c->rule = r->name;
     c->decided = 1;
+    c->decided_ns = hcrt__fd_now();
     if (c->diag == FD_DIAG_DEAD && f->peers[c->subject].leaving) {
         c->diag = FD_DIAG_NONE; /* it left and exited: not a failure */
         c->rule = "left, then exited";

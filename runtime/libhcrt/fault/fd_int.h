@@ -110,7 +110,7 @@ typedef struct fd_case {
     int helpers[2];
     fd_probe_t *probe; /* this rank's own probe of the subject */
     uint32_t ev;
-    uint64_t opened, deadline;
+    uint64_t opened, deadline, decided_ns;
     double since, gap;
     int obs[FD_MAX_OBS], nobs;
     fd_diag_t diag;
@@ -142,6 +142,7 @@ typedef struct fd_state {
     int succ, pred, succ_fd, succ_connecting;
     int conn_fd[FD_MAX_CONNS], conn_rank[FD_MAX_CONNS]; /* accepted */
     uint64_t next_hb, net_error_ns;
+    uint64_t frozen_until; /* this rank was stopped: no accusations */
     int slow_flag, hb_missed_sent;
     _Atomic uint32_t seq;
     fd_corr_t corr;

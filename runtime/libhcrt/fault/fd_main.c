@@ -372,6 +372,15 @@ static void *detector_main(void *arg)
          * next heartbeat says so (a slow node, not a dead one) */
         if (now > next + f->period_ns)
             f->slow_flag = 1;
+        /* frozen (stopped, then continued): the others may have declared
+         * this rank failed and gone; what it sees now is their going,
+         * not their failure, so it accuses nobody for a while */
+        if (now > next + f->timeout_ns / 2) {
+            f->frozen_until =
+                now + f->timeout_ns + (uint64_t)(f->probe_time * 2e9);
+            hcrt_debug(HCRT_MOD_FAULT, "frozen for %.1f s",
+                       (double)(now - next) * 1e-9);
+        }
         handle_poll(f, p, n, nconn, conn_of);
         timers(f, now);
     }

@@ -165,8 +165,11 @@ static void json_case(FILE *o, const fd_case_t *c, int first)
             "\"rule\": ",
             p->rec.node_id, p->rec.pid, hcrt__fd_diag_name(c->diag));
     json_str(o, c->rule);
-    fprintf(o, ", \"since_s\": %.3f, \"evidence\": [",
-            c->since >= 0 ? c->since : hcrt__fd_jobtime(c->opened));
+    fprintf(o,
+            ", \"since_s\": %.3f, \"suspected_s\": %.3f, "
+            "\"decided_s\": %.3f, \"evidence\": [",
+            c->since >= 0 ? c->since : hcrt__fd_jobtime(c->opened),
+            hcrt__fd_jobtime(c->opened), hcrt__fd_jobtime(c->decided_ns));
     for (int i = 0, k = 0; i < FD_EV_COUNT; i++)
         if (c->ev & (1u << i))
             fprintf(o, "%s\"%s\"", k++ ? ", " : "", hcrt__fd_evidence_name(i));

@@ -115,9 +115,11 @@ void hcrt__fd_symptom(int subject, uint32_t ev, double since, double gap,
                       const char *doing)
 {
     fd_state_t *f = &hcrt__fd;
-    if (subject < 0 || subject >= f->size || subject == f->rank || f->done)
+    uint64_t now = hcrt__fd_now();
+    if (subject < 0 || subject >= f->size || subject == f->rank || f->done ||
+        now < f->frozen_until)
         return;
-    fd_symptom_t s = {subject, f->rank, ev, hcrt__fd_now(), since, gap, doing};
+    fd_symptom_t s = {subject, f->rank, ev, now, since, gap, doing};
     if (hcrt__fd_corr_add(&f->corr, &s))
         hcrt_debug(HCRT_MOD_FAULT, "symptom about rank %d: evidence %#x",
                    subject, ev);
