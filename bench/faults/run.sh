@@ -150,28 +150,32 @@ overhead() {
   echo
   echo "### Detector overhead without failures ($np ranks, medians of $runs alternating runs)"
   echo
-  echo "| program | detector off | detector on | on / off | goal |"
-  echo "|---|---|---|---|---|"
+  echo "| program | detector off | detector on | on / off | detector thread's CPU (% of a core, max over ranks) | goal |"
+  echo "|---|---|---|---|---|---|"
   for p in ep stencil cg fork; do
     "$BUILD/bin/hcc" -O2 "$SRC/bench/cluster/$p.c" -o "$work/$p" -lm
     local key=time_s
     [ "$p" = fork ] && key=empty_us
-    : >"$work/off"; : >"$work/on"
+    : >"$work/off"; : >"$work/on"; : >"$work/cpu"
     for _ in $(seq "$runs"); do
       for f in 0 1; do
-        HCRT_FAULT=$f timeout -k 5 300 "$HCRUN" -n $np "$work/$p" ${args[$p]} 2>/dev/null |
-          sed -n "s/^$key=//p" >>"$work/$([ $f = 1 ] && echo on || echo off)"
+        HCRT_FAULT=$f HCRT_LOG=fault:2 timeout -k 5 300 "$HCRUN" -n $np \
+          "$work/$p" ${args[$p]} >"$work/o" 2>"$work/e"
+        sed -n "s/^$key=//p" "$work/o" >>"$work/$([ $f = 1 ] && echo on || echo off)"
+        sed -n 's/.*fault detector: cpu .*(\([0-9.]*\) % of a core).*/\1/p' "$work/e" >>"$work/cpu"
       done
     done
-    python3 - "$work/off" "$work/on" "$p" "$key" <<'PY'
+    python3 - "$work/off" "$work/on" "$p" "$key" "$work/cpu" <<'PY'
 import statistics as st, sys
 off = [float(x) for x in open(sys.argv[1]) if x.strip()]
 on = [float(x) for x in open(sys.argv[2]) if x.strip()]
+cpu = [float(x) for x in open(sys.argv[5]) if x.strip()]
 if not off or not on:
-    print(f"| {sys.argv[3]} | failed | | | |"); sys.exit()
+    print(f"| {sys.argv[3]} | failed | | | | |"); sys.exit()
 a, b = st.median(off), st.median(on)
 unit = "us per region" if sys.argv[4] == "empty_us" else "s"
-print(f"| {sys.argv[3]} ({unit}) | {a:.4g} | {b:.4g} | {b / a:.3f} | <= 1.02 |")
+c = f"{max(cpu):.3f}" if cpu else "?"
+print(f"| {sys.argv[3]} ({unit}) | {a:.4g} | {b:.4g} | {b / a:.3f} | {c} | <= 1.02 |")
 PY
   done
 }

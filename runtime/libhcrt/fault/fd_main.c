@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -351,6 +352,23 @@ static void handle_poll(fd_state_t *f, struct pollfd *p, int n, int nconn,
             hcrt__fd_probe_ready(p[i].fd);
 }
 
+/* What the detector cost this rank: its thread's CPU time against the
+ * run's wall time (bench/faults/run.sh overhead reads this line). */
+static void report_cost(fd_state_t *f)
+{
+    struct rusage ru;
+    if (getrusage(RUSAGE_THREAD, &ru) != 0)
+        return;
+    double cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_stime.tv_sec +
+                 1e-6 * (double)(ru.ru_utime.tv_usec + ru.ru_stime.tv_usec);
+    double wall = (double)(hcrt__fd_now() - f->start_ns) * 1e-9;
+    hcrt_info(HCRT_MOD_FAULT,
+              "fault detector: cpu %.1f ms over %.1f s (%.3f %% of a core), "
+              "%u messages sent",
+              cpu * 1e3, wall, wall > 0 ? 100 * cpu / wall : 0.0,
+              (unsigned)atomic_load(&f->seq));
+}
+
 static void *detector_main(void *arg)
 {
     fd_state_t *f = arg;
@@ -384,6 +402,7 @@ static void *detector_main(void *arg)
         handle_poll(f, p, n, nconn, conn_of);
         timers(f, now);
     }
+    report_cost(f);
     return NULL;
 }
 
