@@ -420,60 +420,6 @@ static int check_program(const char *prog) {
   return -1;
 }
 
-/* --netns N: scripts/netns.sh, installed as <bin>/../share/hcc/netns.sh,
- * makes N namespaces (hosts) on a bridge; its mpirun-args put one rank
- * in each. After the run, `clean` removes what a failed run left. */
-static char *netns_script(void) {
-  char *dir = hcc_self_dir();
-  char *sh = hcc_asprintf("%s/../share/hcc/netns.sh", dir);
-  free(dir);
-  if (access(sh, X_OK) == 0)
-    return sh;
-  fprintf(stderr,
-          "hcrun: error: --netns needs '%s' (scripts/netns.sh of the hcc "
-          "sources, installed with hcc)\n",
-          sh);
-  free(sh);
-  return NULL;
-}
-
-static int netns_prepare(const run_opts_t *o, strvec_t *cmd) {
-  char *sh = netns_script(), n[32], tmp[] = "/tmp/hcrun-netns-XXXXXX";
-  if (!sh)
-    return -1;
-  snprintf(n, sizeof n, "%ld", o->netns);
-  char *up[] = {sh, "up", n, NULL}, *args[] = {sh, "mpirun-args", n, NULL};
-  int fd = mkstemp(tmp);
-  if (fd < 0 || (!o->dry_run && hcc_run(up, NULL, NULL) != 0) ||
-      hcc_run(args, NULL, tmp) != 0) {
-    fprintf(stderr,
-            "hcrun: error: --netns %s: setting up the namespaces "
-            "failed (see above)\n",
-            n);
-    if (fd >= 0)
-      close(fd), unlink(tmp);
-    return -1;
-  }
-  char line[4096];
-  FILE *f = fdopen(fd, "r");
-  if (f && fgets(line, sizeof line, f))
-    for (char *w = strtok(line, " \n"); w; w = strtok(NULL, " \n"))
-      strvec_push(cmd, w);
-  if (f)
-    fclose(f);
-  unlink(tmp);
-  free(sh);
-  return 0;
-}
-
-static void netns_clean(void) {
-  char *sh = netns_script();
-  char *argv[] = {sh, "clean", NULL};
-  if (sh && hcc_run(argv, NULL, NULL) != 0)
-    fprintf(stderr, "hcrun: warning: netns.sh clean failed\n");
-  free(sh);
-}
-
 /* Seconds mpirun gets to end after the runtime reported a fault. */
 static double fault_grace(void) {
   const char *g = getenv("HCC_FAULT_GRACE");
@@ -510,7 +456,7 @@ int main(int argc, char **argv) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
     strvec_push(&cmd, "--allow-run-as-root");
   }
-  if (o.netns && netns_prepare(&o, &cmd) < 0)
+  if (o.netns && hcrun_netns_prepare(o.netns, o.dry_run, &cmd) < 0)
     return 1;
   if (o.ft) /* survivors live on when a rank dies (docs/faults.md) */
     strvec_push(&cmd, "--enable-recovery");
@@ -533,6 +479,6 @@ int main(int argc, char **argv) {
     return 0;
   int st = hcrun_supervise(cmd.v, sock, fault_grace());
   if (o.netns)
-    netns_clean();
+    hcrun_netns_clean();
   return st;
 }

@@ -14,4 +14,10 @@ int hcrun_launcher_socket(void);
  * `grace` seconds, stops it. Returns the exit status for hcrun. */
 int hcrun_supervise(char *const argv[], int sock, double grace);
 
+/* --netns N: `netns.sh up N` (unless dry_run) and its mpirun options
+ * appended to cmd; -1 after printing why it failed. */
+int hcrun_netns_prepare(long netns, int dry_run, strvec_t *cmd);
+/* After the run: what a failed run left in the namespaces. */
+void hcrun_netns_clean(void);
+
 #endif
