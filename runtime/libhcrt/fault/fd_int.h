@@ -1,7 +1,8 @@
 /*
  * fd_int.h - the fault detector's internals, shared by its files:
  *
- *   fd_main.c    settings, start-up, the detector thread, ring heartbeats
+ *   fd_main.c    settings, start-up, the detector thread
+ *   fd_ring.c    heartbeats around the ring, presence connections
  *   fd_net.c     sockets, the address exchange, messages, probes of hosts
  *   fd_tree.c    symptoms: intake, the tree of detectors, correlation
  *   fd_case.c    the acting root's analysis: probes and the diagnosis
@@ -165,11 +166,17 @@ uint64_t hcrt__fd_now(void);
  * clock, so that ranks' times compare (docs/faults.md). */
 double hcrt__fd_jobtime(uint64_t ns);
 uint64_t hcrt__fd_mono_at(double jobtime);
+
+/* fd_ring.c */
 void hcrt__fd_ring_update(void);
 void hcrt__fd_on_heartbeat(const fd_msg_t *m);
 /* Any thread: a heartbeat now, so the watcher knows the new activity
  * (the runtime's start-up ended, its shutdown begins). */
 void hcrt__fd_heartbeat_now(void);
+void hcrt__fd_send_heartbeat(fd_state_t *f);
+void hcrt__fd_watch(fd_state_t *f, uint64_t now);
+void hcrt__fd_on_conn(int i);
+void hcrt__fd_on_succ_conn(fd_state_t *f);
 
 /* fd_net.c */
 int hcrt__fd_net_open(fd_rec_t *mine);
