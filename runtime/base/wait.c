@@ -120,7 +120,7 @@ hcrt_status_t hcrt__wait_requests(int n, MPI_Request *reqs,
         hcrt_status_t st = hcrt__wait_poll(&s, w);
         if (st != HCRT_OK)
             return st;
-        if (i >= 100) /* a reply right after the post is common */
+        if (i >= 100 && !w->busy) /* a reply right after the post */
             hcrt__pause(&p, w->spin_ns);
     }
 }

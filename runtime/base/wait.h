@@ -19,7 +19,10 @@
  *    returns HCRT_ERR_NODE_FAILED.
  *
  * Waits poll MPI with hcrt__pause (bell.h) rather than block in MPI_Wait,
- * which would spin a core inside Open MPI and could never be woken.
+ * which would spin a core inside Open MPI and could never be woken. A
+ * wait with `busy` set polls without pausing: it replaces a blocking call
+ * on a short, latency-bound path (a fork's broadcast, page data after a
+ * reply, the reduction tree) and must cost no more than that call did.
  * hcrt__wait_word and the hooks are async-signal-safe: the DSM waits for
  * replies inside its SIGSEGV handler.
  */
@@ -40,6 +43,7 @@ typedef struct hcrt_wait {
     int peer;         /* the rank waited for, or HCRT_WAIT_ANY */
     double deadline;  /* seconds until a symptom (<= 0: none) */
     uint64_t spin_ns; /* yield (not nap) this long between polls */
+    int busy;         /* poll without pausing (as MPI_Wait would spin) */
     int give_up;      /* at the deadline, return HCRT_ERR_TIMEOUT */
 } hcrt_wait_t;
 

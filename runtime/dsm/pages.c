@@ -360,7 +360,7 @@ static void recv_data(void *buf, size_t len, int home)
     hcrt_wait_t w = {.what = "DSM page data",
                      .peer = home,
                      .deadline = hcrt__wait_reply_deadline(),
-                     .spin_ns = UINT64_MAX};
+                     .busy = 1}; /* as the MPI_Recv it replaces */
     MPI_Irecv(buf, (int)len, MPI_BYTE, home, DSM_TAG_DATA, dsm.svc_comm, &req);
     hcrt__wait_request(&req, &w);
 }

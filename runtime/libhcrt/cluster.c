@@ -515,7 +515,8 @@ static void reset_slots(void)
 static void bcast_cmd(fork_cmd_t *cmd)
 {
     MPI_Request req;
-    hcrt_wait_t w = {.what = "the fork command", .peer = HCRT_WAIT_ANY};
+    hcrt_wait_t w = {
+        .what = "the fork command", .peer = HCRT_WAIT_ANY, .busy = 1};
 
     MPI_Ibcast(cmd, sizeof(*cmd), MPI_BYTE, 0, fork_comm, &req);
     hcrt__wait_request(&req, &w);
@@ -524,7 +525,7 @@ static void bcast_cmd(fork_cmd_t *cmd)
 static void bcast_payload(void *buf, uint32_t len)
 {
     MPI_Request req;
-    hcrt_wait_t w = {.what = "the fork's TLS payload", .peer = 0};
+    hcrt_wait_t w = {.what = "the fork's TLS payload", .peer = 0, .busy = 1};
 
     MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, fork_comm, &req);
     hcrt__wait_request(&req, &w);

@@ -306,7 +306,7 @@ void hcrt__cl_close(hcrt__cl_pool_t *p, int win, uint64_t probe_us)
  * wakes them when a node fails (docs/faults.md). */
 static void xwait(int n, MPI_Request *rq, int peer, const char *what)
 {
-    hcrt_wait_t w = {.what = what, .peer = peer, .spin_ns = UINT64_MAX};
+    hcrt_wait_t w = {.what = what, .peer = peer, .busy = 1}; /* as Waitall */
     xcheck(hcrt__wait_requests(n, rq, &w) == HCRT_OK ? MPI_SUCCESS
                                                      : MPI_ERR_OTHER,
            what);

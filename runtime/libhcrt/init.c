@@ -236,7 +236,8 @@ void hcrt__runtime_lazy_init(void)
 static void head_send_status(int status)
 {
     MPI_Request req;
-    hcrt_wait_t w = {.what = "the exit status", .peer = HCRT_WAIT_ANY};
+    hcrt_wait_t w = {
+        .what = "the exit status", .peer = HCRT_WAIT_ANY, .busy = 1};
 
     MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
     hcrt__wait_request(&req, &w);

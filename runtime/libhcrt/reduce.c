@@ -32,7 +32,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/bell.h"
 #include "base/kmp_abi.h"
 #include "base/log.h"
 #include "base/wait.h"
@@ -84,8 +83,8 @@ static void check(int rc, const char *what)
  * wakes a wait on a rank that failed (docs/faults.md). */
 static void wait_peer(MPI_Request *req, int peer)
 {
-    hcrt_wait_t w = {
-        .what = "a cross-node reduction", .peer = peer, .spin_ns = UINT64_MAX};
+    /* busy, as the blocking calls it replaces spun inside Open MPI */
+    hcrt_wait_t w = {.what = "a cross-node reduction", .peer = peer, .busy = 1};
     check(hcrt__wait_request(req, &w) == HCRT_OK ? MPI_SUCCESS : MPI_ERR_OTHER,
           "wait");
 }
@@ -101,17 +100,14 @@ static void send_to(const void *buf, int n, MPI_Datatype t, int to, int tag)
 /* The next message from `from`, polled (MPI_Improbe) like any wait. */
 static MPI_Message probe_from(int from, int tag, int *count)
 {
-    hcrt_wait_t w = {
-        .what = "a cross-node reduction", .peer = from, .spin_ns = UINT64_MAX};
+    hcrt_wait_t w = {.what = "a cross-node reduction", .peer = from, .busy = 1};
     hcrt_wait_state_t ws;
-    hcrt_pause_t pause;
     MPI_Message msg;
     MPI_Status st;
     int flag = 0;
 
     hcrt__wait_begin(&ws);
-    hcrt__pause_begin(&pause);
-    for (unsigned i = 0;; i++) {
+    for (;;) {
         check(MPI_Improbe(from, tag, hcrt__cluster_reduce_comm(), &flag, &msg,
                           &st),
               "probe");
@@ -119,8 +115,6 @@ static MPI_Message probe_from(int from, int tag, int *count)
             break;
         check(hcrt__wait_poll(&ws, &w) == HCRT_OK ? MPI_SUCCESS : MPI_ERR_OTHER,
               "wait");
-        if (i > 100)
-            hcrt__pause(&pause, w.spin_ns);
     }
     MPI_Get_count(&st, MPI_BYTE, count);
     return msg;
