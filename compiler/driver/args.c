@@ -93,6 +93,7 @@ static void add_input(hcc_opts_t *o, const char *path, const char *xname) {
   in->path = path;
   in->xname = xname;
   in->object = NULL;
+  in->quiet_triple = 0;
   in->lang = HCC_LANG_NONE;
   if (xname)
     hcc_lang_from_x(xname, &in->lang);
@@ -206,7 +207,7 @@ int hcc_args_parse(hcc_opts_t *o, int argc, char **argv) {
                   "hcc: error: language not recognized: "
                   "'%s' (hcc knows c, c++, cpp-output, "
                   "c++-cpp-output, f95, f95-cpp-input, "
-                  "assembler, assembler-with-cpp)\n",
+                  "assembler, assembler-with-cpp, ir, mlir)\n",
                   xname);
           return -1;
         }
@@ -219,6 +220,8 @@ int hcc_args_parse(hcc_opts_t *o, int argc, char **argv) {
     }
     if (strcmp(a, "-MD") == 0 || strcmp(a, "-MMD") == 0)
       o->dep_files = 1;
+    if (starts(a, "-save-temps")) /* clang's temps, and hcc's own */
+      o->keep_temps = 1;
     if (starts(a, "-l") || starts(a, "-L") || starts(a, "-Wl,") ||
         starts(a, "-fuse-ld=") || starts(a, "-rtlib=") ||
         starts(a, "-unwindlib=") || starts(a, "-static-lib") ||

@@ -23,6 +23,8 @@ typedef enum hcc_lang {
   HCC_LANG_FORTRAN,
   HCC_LANG_ASM,     /* .s */
   HCC_LANG_ASM_CPP, /* .S */
+  HCC_LANG_IR,      /* .ll, .bc: LLVM IR, compiled by clang with the pass */
+  HCC_LANG_MLIR,    /* .mlir (omp + llvm dialects): mlir-translate, then IR */
   HCC_LANG_LINKER   /* .o, .a, .so: straight to the link step */
 } hcc_lang_t;
 
@@ -31,6 +33,7 @@ typedef struct hcc_input {
   hcc_lang_t lang;
   const char *xname; /* the -x spelling in force for this input, or NULL */
   char *object;      /* output of its compile step (set by steps.c) */
+  int quiet_triple;  /* IR from MLIR without a target triple: clang sets it */
 } hcc_input_t;
 
 /* One word of the link line in command-line order: either an input (by
@@ -50,7 +53,7 @@ typedef struct hcc_opts {
   int plugin;         /* add the pass plugin (-fno-hcc-pass turns it off) */
   int static_rt;      /* -static-hcrt */
   int cxx_mode;       /* invoked as hcc++ */
-  int keep_temps;     /* HCC_KEEP_TEMPS=1 */
+  int keep_temps;     /* HCC_KEEP_TEMPS=1 or -save-temps */
   int dep_files;      /* -MD/-MMD given */
   const char *output; /* -o */
 
@@ -70,6 +73,7 @@ typedef struct hcc_paths {
   char *plugin; /* <libdir>/HCCPasses.so */
   char *s2s;    /* <bindir>/hcc-s2s */
   const char *clang, *clangxx, *flang; /* after HCC_CLANG* overrides */
+  const char *mlir_translate;          /* after HCC_MLIR_TRANSLATE */
 } hcc_paths_t;
 
 /* args.c: parses argv (after @file expansion); returns 0 or prints an
@@ -85,6 +89,24 @@ int hcc_lang_is_cfamily(hcc_lang_t l);
 int hcc_lang_is_cxx(hcc_lang_t l);
 /* Checks every input exists and has a language; prints errors. */
 int hcc_inputs_check(hcc_opts_t *o);
+
+/* headers.c: calls fn(path, text, len, arg) for each user header (not
+ * under /usr, not in a system directory) the source `path` with contents
+ * `text` may include, directly or not, until fn returns nonzero. Returns 1
+ * if fn did, or if the walk met an #include it cannot follow (a macro, a
+ * flag that changes the search); 0 if fn said no for every header. */
+typedef int (*hcc_header_fn)(const char *path, const char *text, size_t len,
+                             void *arg);
+int hcc_headers_walk(const strvec_t *compile_args, const char *path,
+                     const char *text, size_t len, hcc_header_fn fn, void *arg);
+
+/* mlir.c: after mlir-translate failed on `path` (contents `text`): when
+ * the module uses dialects other than omp/llvm/builtin, says which and
+ * the mlir-opt pipeline that lowers them. */
+void hcc_mlir_explain(const char *translator, const char *path,
+                      const char *text, size_t len);
+/* Those dialects as "scf, arith" (malloc), or NULL. */
+char *hcc_mlir_foreign_dialects(const char *text, size_t len);
 
 /* steps.c: builds and runs (or prints) every step; returns the exit code. */
 int hcc_steps_run(hcc_opts_t *o, const hcc_paths_t *p);

@@ -48,12 +48,28 @@ static const char *quiet_find(const char *env, const char *def) {
   return hcc_find_program(name && *name ? name : def);
 }
 
+/* MLIR input needs mlir-translate (Debian: mlir-19-tools). */
+static int translator_init(hcc_paths_t *p) {
+  const char *name = getenv("HCC_MLIR_TRANSLATE");
+  if (!name || !*name)
+    name = HCC_DEFAULT_MLIR_TRANSLATE;
+  if ((p->mlir_translate = hcc_find_program(name)))
+    return 0;
+  fprintf(stderr,
+          "hcc: error: MLIR translator '%s' not found: it turns .mlir input "
+          "into LLVM IR (install LLVM 19's mlir-translate, on Debian the "
+          "package mlir-19-tools, or set HCC_MLIR_TRANSLATE to it)\n",
+          name);
+  return -1;
+}
+
 /* Only the compilers this invocation needs must exist. */
 static int compilers_init(hcc_paths_t *p, const hcc_opts_t *o) {
-  int c = o->ninputs == 0, cxx = o->cxx_mode, f = 0;
+  int c = o->ninputs == 0, cxx = o->cxx_mode, f = 0, mlir = 0;
   for (int i = 0; i < o->ninputs; i++) {
     hcc_lang_t l = o->inputs[i].lang;
     f |= l == HCC_LANG_FORTRAN;
+    mlir |= l == HCC_LANG_MLIR;
     cxx |= hcc_lang_is_cxx(l);
     c |= !hcc_lang_is_cxx(l) && l != HCC_LANG_FORTRAN;
   }
@@ -66,6 +82,8 @@ static int compilers_init(hcc_paths_t *p, const hcc_opts_t *o) {
     ok = 0;
   if (f && !(p->flang = find_compiler("Fortran compiler", "HCC_FLANG",
                                       HCC_DEFAULT_FLANG)))
+    ok = 0;
+  if (mlir && translator_init(p) < 0)
     ok = 0;
   return ok ? 0 : -1;
 }

@@ -23,8 +23,10 @@ static const struct {
     {"f", HCC_LANG_FORTRAN},   {"F", HCC_LANG_FORTRAN},
     {"for", HCC_LANG_FORTRAN}, {"FOR", HCC_LANG_FORTRAN},
     {"s", HCC_LANG_ASM},       {"S", HCC_LANG_ASM_CPP},
-    {"o", HCC_LANG_LINKER},    {"a", HCC_LANG_LINKER},
-    {"so", HCC_LANG_LINKER},   {"lo", HCC_LANG_LINKER},
+    {"ll", HCC_LANG_IR},       {"bc", HCC_LANG_IR},
+    {"mlir", HCC_LANG_MLIR},   {"o", HCC_LANG_LINKER},
+    {"a", HCC_LANG_LINKER},    {"so", HCC_LANG_LINKER},
+    {"lo", HCC_LANG_LINKER},
 };
 
 static const struct {
@@ -43,6 +45,8 @@ static const struct {
     {"fortran", HCC_LANG_FORTRAN},
     {"assembler", HCC_LANG_ASM},
     {"assembler-with-cpp", HCC_LANG_ASM_CPP},
+    {"ir", HCC_LANG_IR},
+    {"mlir", HCC_LANG_MLIR},
 };
 
 hcc_lang_t hcc_lang_from_path(const char *path) {
@@ -103,7 +107,8 @@ int hcc_inputs_check(hcc_opts_t *o) {
       fprintf(stderr,
               "hcc: error: unknown language for input '%s': "
               "use a known extension (.c .cpp .cc .cxx .f90 "
-              ".F90 .f .s .S .o .a .so) or -x <language>\n",
+              ".F90 .f .s .S .ll .bc .mlir .o .a .so) or -x "
+              "<language>\n",
               in->path);
       bad = 1;
     }

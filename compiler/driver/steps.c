@@ -9,6 +9,8 @@
 #include "pragma_scan.h"
 #include "proc.h"
 
+#include <dirent.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,8 +21,8 @@
 typedef struct ctx {
   hcc_opts_t *o;
   const hcc_paths_t *p;
-  char *tmpdir;   /* created on first use; removed at exit */
-  strvec_t temps; /* removed at exit */
+  char *tmpdir;   /* created on first use; removed at exit with all in it */
+  strvec_t temps; /* owns the paths temp_path made */
   int counter;
   int linking; /* compiling sources to temp objects for a link */
 } ctx_t;
@@ -59,6 +61,30 @@ static char *temp_path(ctx_t *c, const char *input, const char *suffix) {
   return path;
 }
 
+/* Removes the temp directory and everything in it: hcc-s2s writes the
+ * rewritten headers there under names of its own. Only system calls, as
+ * it also runs in the signal handler. Entries removed while the directory
+ * is read may hide others from that read: read again until none is left. */
+static void remove_tmpdir(const char *dir) {
+  for (int removed = 1; removed;) {
+    removed = 0;
+    int fd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+      return;
+    char buf[4096];
+    ssize_t n;
+    while ((n = getdents64(fd, buf, sizeof(buf))) > 0)
+      for (ssize_t off = 0; off < n;) {
+        struct dirent64 *d = (struct dirent64 *)(buf + off);
+        off += d->d_reclen;
+        if (strcmp(d->d_name, ".") != 0 && strcmp(d->d_name, "..") != 0)
+          removed += unlinkat(fd, d->d_name, 0) == 0;
+      }
+    close(fd);
+  }
+  rmdir(dir);
+}
+
 static void cleanup(ctx_t *c) {
   if (!c->tmpdir || c->o->dry_run)
     return;
@@ -66,9 +92,7 @@ static void cleanup(ctx_t *c) {
     fprintf(stderr, "hcc: note: temporary files kept in %s\n", c->tmpdir);
     return;
   }
-  for (size_t i = 0; i < c->temps.n; i++)
-    unlink(c->temps.v[i]);
-  rmdir(c->tmpdir);
+  remove_tmpdir(c->tmpdir);
 }
 
 /* Runs or prints one command. Returns its exit status (0 in dry-run). */
@@ -101,6 +125,12 @@ static const char *compiler_for(ctx_t *c, hcc_lang_t lang) {
 static void add_omp_flags(ctx_t *c, strvec_t *cmd, hcc_lang_t lang) {
   if (lang == HCC_LANG_ASM || lang == HCC_LANG_ASM_CPP)
     return;
+  if (lang == HCC_LANG_IR) { /* no front end: the pass is all it needs */
+    strvec_push(cmd, "-fopenmp");
+    if (c->o->plugin)
+      strvec_pushf(cmd, "-fpass-plugin=%s", c->p->plugin);
+    return;
+  }
   strvec_push(cmd, "-fopenmp");
   strvec_push(cmd, "-fopenmp-targets=" HCC_OFFLOAD_TRIPLE);
   strvec_push(cmd, "--offload-host-only");
@@ -174,6 +204,25 @@ static int s2s_needed(const char *buf, size_t len) {
   return 0;
 }
 
+/* What a user header asks of hcc-s2s: hcc clauses (or malformed ones,
+ * for s2s to report), loops to mark, or OpenMP directives next to calls s2s
+ * warns about, or next to a nowait that may chain a loop in another file
+ * of the unit (s2s then leaves orphaned loops alone in all of them). */
+static int header_needs_s2s(const char *path, const char *text, size_t len,
+                            void *arg) {
+  const ctx_t *c = arg;
+  if (!memmem(text, len, "omp", 3))
+    return 0;
+  hcc_scan_t scan;
+  int bad = hcc_scan_pragmas(text, len, path, c->o->plugin, &scan);
+  int need =
+      bad || scan.nhints > 0 || scan.default_loops > 0 ||
+      (scan.directives > 0 && (hcc_mentions_word(text, len, "nowait") ||
+                               (c->o->s2s_warn && s2s_needed(text, len))));
+  hcc_scan_free(&scan);
+  return need;
+}
+
 /* The pragma scan alone changed the file (clause-less loops given the
  * implementation's schedule): write what hcc-s2s would have written. */
 static const char *write_scanned(ctx_t *c, hcc_input_t *in,
@@ -205,9 +254,14 @@ static const char *write_scanned(ctx_t *c, hcc_input_t *in,
 
 /* Runs hcc-s2s on a C/C++ input. Returns the file to compile (the s2s
  * output, or the input itself when s2s is off or cannot help) or NULL after
- * a user error that s2s reported (e.g. a bad hetprobe percentage). */
-static const char *run_s2s(ctx_t *c, hcc_input_t *in, int *rewritten) {
+ * a user error that s2s reported (e.g. a bad hetprobe percentage). When
+ * s2s rewrote the unit, *overlay is the VFS overlay it wrote (showing the
+ * main file and any rewritten header at their paths); after the in-process
+ * scan alone it is NULL. */
+static const char *run_s2s(ctx_t *c, hcc_input_t *in, int *rewritten,
+                           const char **overlay) {
   *rewritten = 0;
+  *overlay = NULL;
   if (!c->o->s2s || !hcc_lang_is_cfamily(in->lang) ||
       c->o->mode == HCC_MODE_PREPROCESS || strcmp(in->path, "-") == 0)
     return in->path;
@@ -216,11 +270,13 @@ static const char *run_s2s(ctx_t *c, hcc_input_t *in, int *rewritten) {
    * left to s2s, which reports the error. */
   size_t len = 0;
   char *text = read_file(in->path, &len);
-  if (text && !memmem(text, len, "omp", 3)) {
+  int headers = text && hcc_headers_walk(&c->o->compile_args, in->path, text,
+                                         len, header_needs_s2s, c);
+  if (text && !headers && !memmem(text, len, "omp", 3)) {
     free(text);
     return in->path;
   }
-  if (text && !s2s_needed(text, len)) {
+  if (text && !headers && !s2s_needed(text, len)) {
     hcc_scan_t scan;
     int bad = hcc_scan_pragmas(text, len, in->path, c->o->plugin, &scan);
     const char *res = in->path;
@@ -237,10 +293,17 @@ static const char *run_s2s(ctx_t *c, hcc_input_t *in, int *rewritten) {
   free(text);
   int cxx = hcc_lang_is_cxx(in->lang);
   char *out = temp_path(c, in->path, cxx ? ".hcc.cpp" : ".hcc.c");
+  char *yaml = temp_path(c, in->path, ".vfs.yaml");
   strvec_t cmd;
   strvec_init(&cmd);
   strvec_push(&cmd, c->p->s2s);
   strvec_push(&cmd, "--report-unchanged");
+  /* Rewritten headers go into this invocation's own directory: parallel
+   * builds including the same header never share a file. */
+  strvec_push(&cmd, "--overlay");
+  strvec_push(&cmd, yaml);
+  strvec_push(&cmd, "--header-dir");
+  strvec_push(&cmd, tmpdir_get(c));
   if (!c->o->plugin) /* the marker means nothing to plain libomp */
     strvec_push(&cmd, "--no-default-schedule");
   if (!c->o->s2s_warn)
@@ -269,6 +332,7 @@ static const char *run_s2s(ctx_t *c, hcc_input_t *in, int *rewritten) {
   strvec_free(&cmd);
   if (rc == 0) {
     *rewritten = 1;
+    *overlay = yaml;
     return out;
   }
   if (rc == 1) /* s2s found an error in hcc syntax and reported it */
@@ -279,6 +343,7 @@ static const char *run_s2s(ctx_t *c, hcc_input_t *in, int *rewritten) {
     /* Could not parse: the output has the clause rewrites only, so
      * clang's own errors (if the code is invalid) come out unchanged. */
     *rewritten = 2;
+    *overlay = yaml;
     return out;
   }
   fprintf(stderr,
@@ -364,9 +429,14 @@ static char *write_overlay(ctx_t *c, const hcc_input_t *in, const char *src) {
   return yaml;
 }
 
+static int compile_mlir(ctx_t *c, hcc_input_t *in, const char *out);
+
 static int compile_one(ctx_t *c, hcc_input_t *in, const char *out) {
+  if (in->lang == HCC_LANG_MLIR)
+    return compile_mlir(c, in, out);
   int rewritten = 0;
-  const char *src = run_s2s(c, in, &rewritten);
+  const char *overlay;
+  const char *src = run_s2s(c, in, &rewritten, &overlay);
   if (!src)
     return 1;
   strvec_t cmd;
@@ -379,9 +449,11 @@ static int compile_one(ctx_t *c, hcc_input_t *in, const char *out) {
     strvec_push(&cmd, "-Xclang");
     strvec_push(&cmd, "-ivfsoverlay");
     strvec_push(&cmd, "-Xclang");
-    strvec_push(&cmd, write_overlay(c, in, src));
+    strvec_push(&cmd, overlay ? overlay : write_overlay(c, in, src));
   }
-  if (c->linking && c->o->dep_files)
+  if (in->quiet_triple)
+    strvec_push(&cmd, "-Wno-override-module");
+  if (c->linking && c->o->dep_files && in->lang != HCC_LANG_IR)
     add_link_dep_flags(c, &cmd, in);
   if (c->o->mode == HCC_MODE_PREPROCESS || c->o->mode == HCC_MODE_SYNTAX)
     ; /* -E / -fsyntax-only are in compile_args already */
@@ -405,6 +477,40 @@ static int compile_one(ctx_t *c, hcc_input_t *in, const char *out) {
             "checks\n",
             in->path);
   return rc;
+}
+
+/* MLIR in the omp + llvm dialects: mlir-translate turns it into LLVM IR
+ * (the omp operations into __kmpc_* calls, as flang's are), which then
+ * takes the compile step of any .ll: clang with the pass. -fsyntax-only
+ * only translates; -E has nothing to preprocess. */
+static int compile_mlir(ctx_t *c, hcc_input_t *in, const char *out) {
+  if (c->o->mode == HCC_MODE_PREPROCESS) {
+    fprintf(stderr, "hcc: warning: %s: MLIR input unused with -E/-M\n",
+            in->path);
+    return 0;
+  }
+  int syntax = c->o->mode == HCC_MODE_SYNTAX;
+  size_t len = 0;
+  char *text = read_file(in->path, &len);
+  hcc_input_t ir = {.lang = HCC_LANG_IR};
+  ir.path = syntax ? "/dev/null" : temp_path(c, in->path, ".ll");
+  /* A module without a triple gets clang's: no warning for that. */
+  ir.quiet_triple = !text || !strstr(text, "llvm.target_triple");
+  strvec_t cmd;
+  strvec_init(&cmd);
+  strvec_push(&cmd, c->p->mlir_translate);
+  strvec_push(&cmd, "--mlir-to-llvmir");
+  strvec_push(&cmd, in->path);
+  strvec_push(&cmd, "-o");
+  strvec_push(&cmd, ir.path);
+  int rc = step(c, &cmd, NULL, NULL);
+  strvec_free(&cmd);
+  if (rc != 0 && text)
+    hcc_mlir_explain(c->p->mlir_translate, in->path, text, len);
+  free(text);
+  if (rc != 0 || syntax)
+    return rc;
+  return compile_one(c, &ir, out);
 }
 
 static int needs_compile(hcc_lang_t l) {
@@ -520,17 +626,14 @@ static int run_link(ctx_t *c) {
   return rc;
 }
 
-/* Ctrl-C or a build system's kill must not leave temp directories behind:
- * unlink and rmdir are async-signal-safe, and `temps` only grows. */
+/* Ctrl-C or a build system's kill must not leave temp directories behind
+ * (remove_tmpdir is async-signal-safe). */
 static ctx_t *volatile active;
 
 static void on_signal(int sig) {
   ctx_t *c = active;
-  if (c && c->tmpdir && !c->o->keep_temps && !c->o->dry_run) {
-    for (size_t i = 0; i < c->temps.n; i++)
-      unlink(c->temps.v[i]);
-    rmdir(c->tmpdir);
-  }
+  if (c && c->tmpdir && !c->o->keep_temps && !c->o->dry_run)
+    remove_tmpdir(c->tmpdir);
   signal(sig, SIG_DFL);
   raise(sig);
 }

@@ -94,8 +94,7 @@ struct Taint {
 class Checker : public RecursiveASTVisitor<Checker> {
 public:
   Checker(ASTContext &Ctx, const AnalysisOptions &Opts, AnalysisResult &Res,
-          Rewriter &RW)
-      : Ctx(Ctx), SM(Ctx.getSourceManager()), Opts(Opts), Res(Res), RW(RW) {}
+          Rewriter &RW);
 
   bool Collecting = true; ///< first walk: find pointers from libc
   bool TraverseStmt(Stmt *S);
@@ -114,16 +113,50 @@ private:
   DenseMap<const VarDecl *, Taint> Tainted;
   SmallVector<const OMPExecutableDirective *, 4> Parallel, Loops;
   std::set<std::pair<const void *, const void *>> Reported; // region, var
+  DenseMap<const FileEntry *, int> Index;    // file -> index in Opts.Files
+  std::set<std::pair<int, unsigned>> Placed; // file, offset of directive
 
-  bool inMainFile(SourceLocation L) const {
-    return SM.isWrittenInMainFile(SM.getExpansionLoc(L));
+  /// Index in Opts.Files of the file `L` (a file location) is in, or -1.
+  int fileOf(SourceLocation L) const;
+  bool inUserFile(SourceLocation L) const {
+    return fileOf(SM.getExpansionLoc(L)) >= 0;
   }
+  /// `L` in the file's first inclusion: a header included twice (no
+  /// guard) is one text, rewritten once.
+  SourceLocation canonical(SourceLocation L) const;
   void taint(const VarDecl *VD, const CallExpr *CE, StringRef Name);
   void warn(SourceLocation L, const Twine &Msg, SourceLocation Note = {},
             const Twine &NoteMsg = "");
   void print(SourceLocation L, StringRef Kind, const Twine &Msg);
   void placeHint(const OMPLoopDirective *D, const SchedHint &H);
 };
+
+Checker::Checker(ASTContext &Ctx, const AnalysisOptions &Opts,
+                 AnalysisResult &Res, Rewriter &RW)
+    : Ctx(Ctx), SM(Ctx.getSourceManager()), Opts(Opts), Res(Res), RW(RW) {
+  FileManager &FM = SM.getFileManager();
+  const std::vector<SourceFile> &Files = *Opts.Files;
+  for (size_t I = 0; I < Files.size(); ++I)
+    for (const std::string &P : Files[I].Paths)
+      if (OptionalFileEntryRef F = FM.getOptionalFileRef(P))
+        Index[&F->getFileEntry()] = (int)I;
+  if (OptionalFileEntryRef Main = SM.getFileEntryRefForID(SM.getMainFileID()))
+    Index[&Main->getFileEntry()] = 0;
+}
+
+int Checker::fileOf(SourceLocation L) const {
+  OptionalFileEntryRef F = SM.getFileEntryRefForID(SM.getFileID(L));
+  if (!F)
+    return -1;
+  auto It = Index.find(&F->getFileEntry());
+  return It == Index.end() ? -1 : It->second;
+}
+
+SourceLocation Checker::canonical(SourceLocation L) const {
+  OptionalFileEntryRef F = SM.getFileEntryRefForID(SM.getFileID(L));
+  FileID First = F ? SM.translateFile(*F) : FileID();
+  return First.isValid() ? SM.getComposedLoc(First, SM.getFileOffset(L)) : L;
+}
 
 void Checker::print(SourceLocation L, StringRef Kind, const Twine &Msg) {
   L = SM.getExpansionLoc(L);
@@ -179,7 +212,7 @@ bool Checker::VisitBinaryOperator(BinaryOperator *BO) {
 
 bool Checker::VisitCallExpr(CallExpr *CE) {
   const FunctionDecl *FD = calleeOf(CE);
-  if (!FD || !FD->getIdentifier() || !inMainFile(CE->getBeginLoc()))
+  if (!FD || !FD->getIdentifier() || !inUserFile(CE->getBeginLoc()))
     return true;
   StringRef Name = FD->getName();
   if (Collecting) {
@@ -221,7 +254,7 @@ bool Checker::VisitDeclRefExpr(DeclRefExpr *DRE) {
     return true;
   auto *VD = dyn_cast<VarDecl>(DRE->getDecl());
   auto It = VD ? Tainted.find(VD) : Tainted.end();
-  if (It == Tainted.end() || !inMainFile(DRE->getLocation()))
+  if (It == Tainted.end() || !inUserFile(DRE->getLocation()))
     return true;
   // Set inside this same region: used on the node that allocated it.
   const OMPExecutableDirective *R = Parallel.back();
@@ -267,10 +300,11 @@ bool Checker::VisitOMPExecutableDirective(OMPExecutableDirective *D) {
   if (Collecting || !LD || !isOpenMPWorksharingDirective(D->getDirectiveKind()))
     return true;
   SourceLocation Sp = SM.getSpellingLoc(D->getBeginLoc());
-  if (!SM.isWrittenInMainFile(Sp))
+  int File = fileOf(Sp);
+  if (File < 0)
     return true;
   unsigned Line = SM.getSpellingLineNumber(Sp);
-  for (const SchedHint &H : Opts.Hints)
+  for (const SchedHint &H : (*Opts.Files)[File].Hints)
     if (H.DirectiveLine == Line)
       placeHint(LD, H);
   return true;
@@ -282,7 +316,8 @@ bool Checker::VisitOMPExecutableDirective(OMPExecutableDirective *D) {
 void Checker::placeHint(const OMPLoopDirective *D, const SchedHint &H) {
   SourceLocation Begin = SM.getExpansionLoc(D->getBeginLoc());
   const Stmt *Body = D->hasAssociatedStmt() ? D->getAssociatedStmt() : nullptr;
-  if (!Body || !SM.isWrittenInMainFile(Begin))
+  int In = fileOf(Begin);
+  if (!Body || In < 0)
     return;
   SourceLocation End = SM.getExpansionRange(Body->getEndLoc()).getEnd();
   // Expression statements end before their ';': take it inside the braces.
@@ -290,13 +325,14 @@ void Checker::placeHint(const OMPLoopDirective *D, const SchedHint &H) {
           Lexer::findNextToken(End, SM, Ctx.getLangOpts()))
     if (Next->is(tok::semi))
       End = Next->getLocation();
+  // Both braces go into one file, once per text position.
+  if (SM.getFileID(End) != SM.getFileID(Begin) ||
+      !Placed.insert({In, SM.getFileOffset(Begin)}).second)
+    return;
   PresumedLoc P = SM.getPresumedLoc(Begin);
-  std::string File;
-  for (char C : StringRef(P.getFilename())) {
-    if (C == '"' || C == '\\')
-      File += '\\';
-    File += C;
-  }
+  std::string File = quoted(P.getFilename());
+  Begin = canonical(Begin);
+  End = canonical(End);
   std::string Call = "{if (__hcrt_sched_hint) __hcrt_sched_hint(" +
                      std::to_string(H.Kind) + ", " + std::to_string(H.Percent) +
                      ", \"" + File + "\", " + std::to_string(P.getLine()) +
@@ -305,14 +341,19 @@ void Checker::placeHint(const OMPLoopDirective *D, const SchedHint &H) {
   if (Hash) {
     SourceLocation LineStart =
         Begin.getLocWithOffset(-(int)(SM.getExpansionColumnNumber(Begin) - 1));
+    // In a header, `#line N` alone: the name stays the file's own, so
+    // clang keeps one debug-info file entry (with its checksum) for it.
+    // The main file names itself (its output may be compiled elsewhere).
+    std::string Name = In == 0 ? " \"" + File + "\"" : "";
     RW.InsertTextBefore(LineStart, Call + "\n#line " +
-                                       std::to_string(P.getLine()) + " \"" +
-                                       File + "\"\n");
+                                       std::to_string(P.getLine()) + Name +
+                                       "\n");
   } else {
     RW.InsertTextBefore(Begin, Call + " ");
   }
   RW.InsertTextAfterToken(End, "}");
   ++Res.HintsPlaced;
+  ++Res.Files[In].HintsPlaced;
 }
 
 class Consumer : public ASTConsumer {
@@ -322,16 +363,13 @@ public:
   void HandleTranslationUnit(ASTContext &Ctx) override {
     if (Ctx.getDiagnostics().hasErrorOccurred())
       return; // a broken AST would give wrong rewrites: caller falls back
+    Res.Files.assign(Opts.Files->size(), FileOutput());
     Rewriter RW(Ctx.getSourceManager(), Ctx.getLangOpts());
     Checker C(Ctx, Opts, Res, RW);
     C.TraverseDecl(Ctx.getTranslationUnitDecl());
     C.Collecting = false;
     C.TraverseDecl(Ctx.getTranslationUnitDecl());
-    FileID Main = Ctx.getSourceManager().getMainFileID();
-    if (const RewriteBuffer *B = RW.getRewriteBufferFor(Main))
-      Res.Rewritten = std::string(B->begin(), B->end());
-    else
-      Res.Rewritten = Ctx.getSourceManager().getBufferData(Main).str();
+    collect(Ctx.getSourceManager(), RW);
     Res.Parsed = true;
     Res.CPlusPlus = Ctx.getLangOpts().CPlusPlus;
   }
@@ -339,7 +377,33 @@ public:
 private:
   const AnalysisOptions &Opts;
   AnalysisResult &Res;
+
+  void collect(SourceManager &SM, Rewriter &RW);
 };
+
+/// Each file's rewritten text, and whether it is entered before the main
+/// file (through -include).
+void Consumer::collect(SourceManager &SM, Rewriter &RW) {
+  FileManager &FM = SM.getFileManager();
+  for (size_t I = 0; I < Opts.Files->size(); ++I) {
+    FileOutput &Out = Res.Files[I];
+    OptionalFileEntryRef F =
+        FM.getOptionalFileRef((*Opts.Files)[I].Paths.front());
+    FileID FID = I == 0 ? SM.getMainFileID()
+                 : F    ? SM.translateFile(*F)
+                        : FileID();
+    if (FID.isInvalid())
+      continue;
+    if (const RewriteBuffer *B = RW.getRewriteBufferFor(FID)) {
+      Out.Changed = true;
+      Out.Text = std::string(B->begin(), B->end());
+    }
+    FileID Up = FID;
+    while (Up.isValid() && Up != SM.getMainFileID())
+      Up = SM.getFileID(SM.getIncludeLoc(Up));
+    Out.BeforeMain = Up.isInvalid();
+  }
+}
 
 class Action : public ASTFrontendAction {
 public:

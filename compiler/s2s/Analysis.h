@@ -10,6 +10,7 @@
 #define HCC_S2S_ANALYSIS_H
 
 #include "PragmaRewrite.h"
+#include "Sources.h"
 
 #include "clang/Frontend/FrontendAction.h"
 
@@ -21,20 +22,32 @@ namespace hcc {
 
 struct AnalysisOptions {
   bool Warnings = true;
-  std::vector<SchedHint> Hints;
+  /// The main file first, then the user's headers (Sources.h): hints are
+  /// placed, and warnings given, in these files only.
+  const std::vector<SourceFile> *Files = nullptr;
+};
+
+/// What the AST pass did to one of the files.
+struct FileOutput {
+  bool Changed = false; ///< hint calls were inserted
+  std::string Text;     ///< the file with them (when Changed)
+  unsigned HintsPlaced = 0;
+  /// Included before the main file's first line (-include): the hint
+  /// prototype at the top of the main file comes too late for it.
+  bool BeforeMain = false;
 };
 
 struct AnalysisResult {
-  bool Parsed = false;    ///< the AST was built without errors
-  bool CPlusPlus = false; ///< the file was parsed as C++
-  std::string Rewritten;  ///< main-file text with hint calls inserted
+  bool Parsed = false;           ///< the AST was built without errors
+  bool CPlusPlus = false;        ///< the file was parsed as C++
+  std::vector<FileOutput> Files; ///< parallel to AnalysisOptions::Files
   unsigned HintsPlaced = 0;
   unsigned Warnings = 0;
 };
 
-/// False when `Text` (the main file) names none of the library calls the
-/// analysis reports, or no OpenMP at all: then the AST pass has nothing to
-/// say and the driver can skip parsing (only the main file is analysed).
+/// False when `Text` (one file) names none of the library calls the
+/// analysis reports, or no OpenMP at all: when that holds for every file
+/// the AST pass has nothing to say and s2s can skip parsing.
 bool mayNeedAnalysis(llvm::StringRef Text);
 
 /// The frontend action; `Result` is filled when it ends.

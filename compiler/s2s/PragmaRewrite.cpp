@@ -11,14 +11,13 @@ using namespace llvm;
 
 namespace hcc {
 
-bool rewriteScheduleClauses(StringRef Src, StringRef FileName,
-                            bool DefaultLoops, std::string &Out,
-                            std::vector<SchedHint> &Hints, unsigned &NumDefault,
-                            raw_ostream &Errs) {
+bool rewriteScheduleClauses(StringRef Src, StringRef FileName, int DefaultMode,
+                            std::string &Out, std::vector<SchedHint> &Hints,
+                            unsigned &NumDefault, raw_ostream &Errs) {
   hcc_scan_t R;
   std::string Name = FileName.str();
   int Rc =
-      hcc_scan_pragmas(Src.data(), Src.size(), Name.c_str(), DefaultLoops, &R);
+      hcc_scan_pragmas(Src.data(), Src.size(), Name.c_str(), DefaultMode, &R);
   Out.assign(R.out, R.out_len);
   for (size_t I = 0; I < R.nhints; ++I)
     Hints.push_back(

@@ -29,12 +29,13 @@ struct SchedHint {
   int Percent; ///< 1..100, or 0 for the runtime's default
 };
 
-/// Rewrites every extended schedule clause in `Src` and, if `DefaultLoops`,
-/// gives clause-less loops the implementation's schedule (`NumDefault` of
-/// them). Prints clang-style errors (naming `FileName`) to `Errs` for
-/// malformed clauses and returns false if there were any.
+/// Rewrites every extended schedule clause in `Src` and, as `DefaultMode`
+/// (HCC_SCAN_* of pragma_scan.h) says, gives clause-less loops the
+/// implementation's schedule (`NumDefault` of them). Prints clang-style
+/// errors (naming `FileName`) to `Errs` for malformed clauses and returns
+/// false if there were any.
 bool rewriteScheduleClauses(llvm::StringRef Src, llvm::StringRef FileName,
-                            bool DefaultLoops, std::string &Out,
+                            int DefaultMode, std::string &Out,
                             std::vector<SchedHint> &Hints, unsigned &NumDefault,
                             llvm::raw_ostream &Errs);
 

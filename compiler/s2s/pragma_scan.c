@@ -56,8 +56,9 @@ typedef struct scanner {
   size_t copied; /* src[0, copied) is already in out */
   int failed;
   int defaults;    /* give clause-less loops the implementation's schedule */
-  int file_nowait; /* the file says "nowait" somewhere */
+  int file_nowait; /* the file (or its unit) says "nowait" somewhere */
   unsigned ndefault;
+  unsigned ndirectives;
 } scanner_t;
 
 static int is_ident(char c) { return isalnum((unsigned char)c) || c == '_'; }
@@ -266,6 +267,7 @@ static void scan_directive(scanner_t *s, size_t begin, size_t end,
       (p + 3 < end && is_ident(s->src[p + 3])))
     return;
   p += 3;
+  s->ndirectives++;
   /* A worksharing loop without a schedule clause gets the
    * implementation's schedule, except where another construct's meaning
    * depends on the static one: ordered and scan loops, and (with nowait
@@ -371,11 +373,12 @@ int hcc_scan_pragmas(const char *src, size_t len, const char *file,
 
   s.src = src, s.len = len, s.file = file;
   s.defaults = default_loops;
-  s.file_nowait = default_loops && hcc_mentions_word(src, len, "nowait");
+  s.file_nowait = default_loops == HCC_SCAN_DEFAULTS_NOWAIT ||
+                  (default_loops && hcc_mentions_word(src, len, "nowait"));
   buf_add(&s.out, "", 0);
   int rc = run(&s);
-  *res =
-      (hcc_scan_t){s.out.p, s.out.n, s.hints, s.nhints, s.ndefault, s.errs.p};
+  *res = (hcc_scan_t){s.out.p,    s.out.n,       s.hints, s.nhints,
+                      s.ndefault, s.ndirectives, s.errs.p};
   return rc;
 }
 

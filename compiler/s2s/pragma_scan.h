@@ -43,13 +43,27 @@ typedef struct hcc_scan {
   hcc_sched_hint_t *hints; /* malloc */
   size_t nhints;
   unsigned default_loops; /* loops given the implementation's schedule */
+  unsigned directives;    /* `omp` directives seen, changed or not */
   char *errors;           /* clang-style messages naming the file, or NULL */
 } hcc_scan_t;
 
+/* Values of `default_loops` below. A translation unit is several files
+ * (the main file and the user's headers): an orphaned loop in one may be
+ * chained by a `nowait` in another, so the caller that sees them all says
+ * whether any of them mentions nowait. */
+enum {
+  HCC_SCAN_NO_DEFAULTS = 0,    /* leave clause-less loops alone */
+  HCC_SCAN_DEFAULTS = 1,       /* mark them; orphans kept if this file says
+                                  nowait */
+  HCC_SCAN_DEFAULTS_NOWAIT = 2 /* mark them; the unit says nowait somewhere:
+                                  orphans kept */
+};
+
 /* Scans `src` (`len` bytes) of the file `file` (the name used in
- * messages). `default_loops` != 0 enables the second rewrite. Returns 0, or
- * -1 when the text has malformed hcc clauses (then `errors` says where); the
- * result is filled in either case and freed by hcc_scan_free. */
+ * messages). `default_loops` (HCC_SCAN_*) enables the second rewrite.
+ * Returns 0, or -1 when the text has malformed hcc clauses (then `errors`
+ * says where); the result is filled in either case and freed by
+ * hcc_scan_free. */
 int hcc_scan_pragmas(const char *src, size_t len, const char *file,
                      int default_loops, hcc_scan_t *res);
 void hcc_scan_free(hcc_scan_t *res);

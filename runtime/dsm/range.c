@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -26,13 +27,20 @@ static int npending;
 
 #define NO_ASLR_MARK "HCRT_DSM_REEXECED"
 
+/* Execs /proc/self/exe again with randomisation off. The kernel names a
+ * process after the file it execs ("exe" here), which ps, top, pgrep and
+ * job managers show: the process's own name travels in the environment
+ * mark and is set back in the second life. */
 void hcrt__dsm_prepare_address_space(int argc, char **argv)
 {
     (void)argc;
     const char *off = getenv("HCRT_DSM_NO_ASLR");
     if (off && off[0] == '0')
         return;
-    if (getenv(NO_ASLR_MARK)) { /* second life: done (or it did not stick) */
+    const char *mark = getenv(NO_ASLR_MARK);
+    if (mark) { /* second life: done (or it did not stick) */
+        if (*mark)
+            prctl(PR_SET_NAME, mark);
         unsetenv(NO_ASLR_MARK);
         return;
     }
@@ -41,9 +49,13 @@ void hcrt__dsm_prepare_address_space(int argc, char **argv)
         return;
     if (personality(pers | ADDR_NO_RANDOMIZE) == -1)
         return;
-    setenv(NO_ASLR_MARK, "1", 1);
+    char name[17] = {0}; /* the kernel's 16 bytes, terminated */
+    if (prctl(PR_GET_NAME, name) != 0)
+        name[0] = '\0';
+    setenv(NO_ASLR_MARK, name, 1);
     execv("/proc/self/exe", argv);
     /* exec failed: run with randomisation; init checks addresses match. */
+    unsetenv(NO_ASLR_MARK);
     hcrt_warn(HCRT_MOD_DSM,
               "could not re-execute /proc/self/exe without address "
               "randomisation (%s); globals may map differently per rank",
@@ -239,8 +251,19 @@ hcrt_status_t hcrt__dsm_range_init(uintptr_t base, size_t size)
 void hcrt__dsm_range_fini(void)
 {
     size_t n = dsm.npages;
-    if (dsm.nareas > 0)
-        munmap((void *)dsm.areas[0].base, dsm.areas[0].len);
+    if (dsm.nareas > 0) {
+        /* Threads may still run on this rank's stacks (stacks.c) - the
+         * head's main calling exit(), libomp's threads until libomp's own
+         * exit handler: their region stays mapped, plain memory now. */
+        uintptr_t b = dsm.areas[0].base, e = b + dsm.areas[0].len, klo, khi;
+        hcrt__dsm_stacks_kept(&klo, &khi);
+        if (klo < khi) {
+            munmap((void *)b, klo - b);
+            munmap((void *)khi, e - khi);
+        } else {
+            munmap((void *)b, e - b);
+        }
+    }
     for (int i = 0; i < dsm.nareas; i++)
         if (dsm.areas[i].alias)
             munmap(dsm.areas[i].alias, dsm.areas[i].len);

@@ -13,7 +13,7 @@ import lit.util
 
 config.name = "hcc"
 config.test_format = lit.formats.ShTest(not lit.util.which("bash") is None)
-config.suffixes = [".ll", ".c", ".cpp", ".f90", ".F90", ".test"]
+config.suffixes = [".ll", ".c", ".cpp", ".f90", ".F90", ".mlir", ".test"]
 config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.hcc_obj_root, "test", "lit")
@@ -36,7 +36,7 @@ for var in ["HOME", "TMPDIR", "OMP_NUM_THREADS"]:
 # directory: an mpirun that ends removes the files in it and then, when no
 # directory is left in it, the directory itself, and a run starting at that
 # moment failed the same way (its mkdir saw the directory, its stat right
-# after did not: lit-observe in session 10's CI).
+# after did not: lit-observe failed that way in CI).
 import atexit, shutil, socket, tempfile
 _ompi_base = tempfile.mkdtemp(prefix="hcc-lit-ompi-")
 _ompi_top = os.path.join(_ompi_base, "ompi.%s.%d" % (
@@ -69,6 +69,10 @@ config.substitutions.append(("%srcroot", config.hcc_src_root))
 
 if config.hcc_flang:
     config.available_features.add("flang")
+# .mlir input needs LLVM 19's mlir-translate (and the tests mlir-opt).
+if os.path.exists(os.path.join(tools, "mlir-translate")) and \
+        os.path.exists(os.path.join(tools, "mlir-opt")):
+    config.available_features.add("mlir")
 
 # %e2e SRC WORKDIR: build SRC with the plain LLVM compiler and with hcc, run
 # both at 1/2/3 threads (and hcc under mpirun -np 2), require identical output

@@ -1,0 +1,1 @@
+#define PLAIN 1

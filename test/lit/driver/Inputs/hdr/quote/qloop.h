@@ -1,0 +1,6 @@
+static inline int qclear(int *a, int n) {
+#pragma omp parallel for
+  for (int i = 0; i < n; i++)
+    a[i] = 0;
+  return n;
+}

@@ -1,0 +1,7 @@
+static int bad(int n) {
+  int s = 0;
+#pragma omp parallel for schedule(hetprobe, 10) reduction(+ : s)
+  for (int i = 0; i < n; i++)
+    s += nope;
+  return s;
+}

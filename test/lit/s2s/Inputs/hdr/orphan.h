@@ -1,0 +1,6 @@
+// An orphaned loop without a schedule clause.
+static void scale(double *a, int n) {
+#pragma omp for
+  for (int i = 0; i < n; i++)
+    a[i] *= 2;
+}
