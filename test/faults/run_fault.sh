@@ -99,14 +99,18 @@ else
     say FAIL "report names host '$host', not $(hostname)"
 fi
 if [ "$kind" = segv ]; then
-  grep -q "fault: rank $rank .*segmentation fault" "$out" ||
-    say FAIL "the report does not quote the segfault's last words"
+  grep -q "fault: rank $rank .*it reported a crash" "$out" ||
+    say FAIL "the report does not say that rank $rank crashed"
+  [ "$(grep -c "segmentation fault" "$out")" = 1 ] ||
+    say FAIL "the segfault's message is not printed exactly once"
 fi
-python3 - "$json" "$rank" "$diag" <<'PY' || say FAIL "JSON report: $(python3 -c 'import sys' 2>&1)"
+python3 - "$json" "$rank" "$diag" "$kind" <<'PY' || say FAIL "JSON report: $(python3 -c 'import sys' 2>&1)"
 import json, sys
-path, rank, diag = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+path, rank, diag, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
 r = json.load(open(path))
 f = [x for x in r["failures"] if x["rank"] == rank]
 assert f and f[0]["diagnosis"] == diag, (r["failures"], rank, diag)
+# the crash's own message, which the stderr report does not repeat
+assert kind != "segv" or "segmentation fault" in f[0]["last_words"], f
 PY
 say PASS "${line#*fault: }"

@@ -120,7 +120,11 @@ static void report_case(const fd_case_t *c)
     double at = c->since >= 0 ? c->since : hcrt__fd_jobtime(c->opened);
     hcrt__fd_evidence_text(c->ev, c->gap, ev, sizeof ev);
     observers_text(c, obs, sizeof obs);
-    if (p->lastword[0])
+    /* a crash's own message is on stderr already (dsm/fault_report.c:
+     * said once); the JSON file has it too */
+    if (c->ev & FD_EV_LAST_CRASH)
+        snprintf(words, sizeof words, " (its own message says where)");
+    else if (p->lastword[0])
         snprintf(words, sizeof words, " (\"%s\")", p->lastword);
     if (c->diag == FD_DIAG_SELF_CUT) {
         hcrt__log_plain(HCRT_MOD_FAULT,
