@@ -48,6 +48,10 @@ void hcrt__dsm_settings_register(void);
 /* Collective: flushes, stops the service thread, unmaps. Idempotent. */
 void hcrt__dsm_fini(void);
 int hcrt__dsm_initialized(void);
+/* Test hook (HCRT_FAULT_INJECT segv): the calling thread takes a fault
+ * on the range's guard page, and the handler crashes while it handles it
+ * (a segfault inside the DSM's fault handler). Does not return. */
+_Noreturn void hcrt__dsm_crash_in_handler(void);
 
 /* Is `p` inside DSM-managed memory (range or an added area)? */
 int hcrt__dsm_contains(const void *p);

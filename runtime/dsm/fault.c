@@ -27,6 +27,7 @@ static int installed, installed_bus;
 static __thread uintptr_t last_addr;
 static __thread unsigned repeats;
 static char altstack[1 << 16];
+static volatile sig_atomic_t crash_now; /* hcrt__dsm_crash_in_handler */
 
 /* Gives the fault to whoever had the signal before us. */
 static void chain(int sig, siginfo_t *si, void *uc)
@@ -68,6 +69,10 @@ static const char *classify(siginfo_t *si, ucontext_t *uc, long *idx)
 
 static void on_segv(int sig, siginfo_t *si, void *ucv)
 {
+    if (crash_now) {
+        crash_now = 0;
+        *(volatile int *)0 = 1; /* the test hook's crash */
+    }
     ucontext_t *uc = ucv;
     uintptr_t addr = (uintptr_t)si->si_addr;
     long idx = -1;
@@ -118,6 +123,15 @@ static void on_bus(int sig, siginfo_t *si, void *ucv)
     if (hcrt__dsm_fault_report(sig, si, ucv, why))
         chain(sig, si, ucv);
     errno = saved;
+}
+
+_Noreturn void hcrt__dsm_crash_in_handler(void)
+{
+    crash_now = installed;
+    if (dsm.ready)
+        (void)*(volatile char *)hcrt__dsm_base(); /* the guard page */
+    *(volatile int *)0 = 1;
+    _exit(139); /* not reached */
 }
 
 hcrt_status_t hcrt__dsm_fault_install(void)

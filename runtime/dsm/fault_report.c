@@ -32,6 +32,7 @@
 #include <ucontext.h>
 #include <unistd.h>
 
+#include "base/lastword.h"
 #include "base/log.h"
 #include "dsm/dsm_int.h"
 
@@ -353,6 +354,7 @@ static void print_msg(const char *tail)
     msg.b[msg.k++] = '\n';
     msg.b[msg.k] = 0;
     hcrt__log_raw(msg.b);
+    hcrt__lastword(HCRT_LASTWORD_CRASH, msg.b); /* to the fault detector */
 }
 
 int hcrt__dsm_fault_report(int sig, siginfo_t *si, void *ucv, const char *why)

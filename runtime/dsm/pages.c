@@ -17,6 +17,7 @@
 #endif
 
 #include "base/log.h"
+#include "base/wait.h"
 #include "dsm/dsm_int.h"
 
 static _Atomic uint32_t waiters;
@@ -360,6 +361,19 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt)
     hcrt__dsm_page_settled();
 }
 
+/* The pages that follow a fetch reply from `home`, woken by the fault
+ * detector if it dies meanwhile (base/wait.h). */
+static void recv_data(void *buf, size_t len, int home)
+{
+    MPI_Request req;
+    hcrt_wait_t w = {.what = "DSM page data",
+                     .peer = home,
+                     .deadline = hcrt__wait_reply_deadline(),
+                     .busy = 1}; /* as the MPI_Recv it replaces */
+    MPI_Irecv(buf, (int)len, MPI_BYTE, home, DSM_TAG_DATA, dsm.svc_comm, &req);
+    hcrt__wait_request(&req, &w);
+}
+
 /* Service thread: installs a fetched run through the alias view. */
 static void install_fetch(dsm_op_t *op, void *msg, size_t len)
 {
@@ -376,8 +390,7 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
             tmp = malloc(c->n * DSM_PAGE);
             if (!tmp)
                 hcrt_fatal(HCRT_MOD_DSM, "out of memory receiving pages");
-            MPI_Recv(tmp, (int)(c->n * DSM_PAGE), MPI_BYTE, op->dest,
-                     DSM_TAG_DATA, dsm.svc_comm, MPI_STATUS_IGNORE);
+            recv_data(tmp, c->n * DSM_PAGE, op->dest);
             data = tmp;
         } else {
             hcrt_assert(len == sizeof *m + flen + c->n * DSM_PAGE);
@@ -398,8 +411,7 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
         hcrt_assert(len == sizeof *m + flen);
         /* one call allocates the pages instead of n faults */
         madvise(alias, c->n * DSM_PAGE, MADV_POPULATE_WRITE);
-        MPI_Recv(alias, (int)(c->n * DSM_PAGE), MPI_BYTE, op->dest,
-                 DSM_TAG_DATA, dsm.svc_comm, MPI_STATUS_IGNORE);
+        recv_data(alias, c->n * DSM_PAGE, op->dest);
     }
     install_run(c, exempt);
 }

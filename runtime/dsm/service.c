@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/wait.h"
 #include "dsm/dsm_int.h"
 
 #define MAX_SLOTS 4096
@@ -95,8 +96,14 @@ void hcrt__dsm_wait(dsm_op_t *op)
     }
     uint32_t zero = 0;
     atomic_compare_exchange_strong(&op->done, &zero, 2);
+    /* A lock may be held for long; other requests owe a quick answer,
+     * and a late one is a symptom for the fault detector (base/wait.h). */
+    const dsm_msg_t *m = op->sbuf;
+    hcrt_wait_t w = {.what = "a DSM request", .peer = op->dest};
+    if (!m || m->type != M_LOCK)
+        w.deadline = hcrt__wait_reply_deadline();
     while (atomic_load_explicit(&op->done, memory_order_acquire) != 1)
-        hcrt__dsm_futex_wait(&op->done, 2);
+        hcrt__wait_word(&op->done, 2, &w);
 }
 
 uint64_t hcrt__dsm_call(int dest, uint32_t type, uint64_t a, uint64_t b,

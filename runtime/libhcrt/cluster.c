@@ -30,10 +30,12 @@
 #include "base/kmp_abi.h"
 #include "base/log.h"
 #include "base/stats.h"
+#include "base/wait.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
 #include "libhcrt/cluster_place.h"
+#include "libhcrt/fault/fault.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
 #include "sched/pool_xchg.h"
@@ -248,9 +250,11 @@ void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid)
     uint64_t t0 = hcrt__obs_now();
 
     __kmpc_barrier(loc, gtid);
+    hcrt__doing_set(HCRT_DOING_BARRIER, loc);
     if (hcrt__dsm_barrier_team(hcrt__cluster_team.local) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed (%s)",
                    loc && loc->psource ? loc->psource : "?");
+    hcrt__doing_set(HCRT_DOING_REGION, NULL);
     HCRT_OBS(hcrt__obs_barrier(t0));
 }
 
@@ -502,6 +506,7 @@ static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     hcrt__cluster_team_of(total, hcrt__rank(), &hcrt__cluster_team);
     region_icv = *icv;
     region_active = 1;
+    hcrt__doing_region(region);
     HCRT_OBS(hcrt__obs_region_begin(region));
     hcrt__dsm_region_begin(region->id);
     hcrt__cluster_icv_fork_begin(icv);
@@ -514,6 +519,7 @@ static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     hcrt__dsm_region_end(region->id);
     hcrt__cluster_place_tls_done(total);
     HCRT_OBS(hcrt__obs_region_end(region));
+    hcrt__doing_region(NULL);
     region_active = 0;
 }
 
@@ -528,12 +534,25 @@ static void reset_slots(void)
     max_ws = 0;
 }
 
+/* Every wait below on another rank goes through base/wait.h: the fault
+ * detector wakes it when that rank fails (docs/faults.md). */
 static void bcast_cmd(fork_cmd_t *cmd)
 {
     MPI_Request req;
+    hcrt_wait_t w = {
+        .what = "the fork command", .peer = HCRT_WAIT_ANY, .busy = 1};
 
     MPI_Ibcast(cmd, sizeof(*cmd), MPI_BYTE, 0, fork_comm, &req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    hcrt__wait_request(&req, &w);
+}
+
+static void bcast_payload(void *buf, uint32_t len)
+{
+    MPI_Request req;
+    hcrt_wait_t w = {.what = "the fork's TLS payload", .peer = 0, .busy = 1};
+
+    MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, fork_comm, &req);
+    hcrt__wait_request(&req, &w);
 }
 
 /* Head: packs the TLS bytes the arguments point to and broadcasts them. */
@@ -546,7 +565,7 @@ static void bcast_tls(const fork_cmd_t *cmd, void **args)
     for (int i = 0; i < cmd->nargs; i++)
         if (cmd->tls_off[i])
             memcpy(buf + cmd->tls_off[i] - 1, args[i], cmd->tls_len[i]);
-    MPI_Bcast(buf, (int)cmd->payload, MPI_BYTE, 0, fork_comm);
+    bcast_payload(buf, cmd->payload);
     free(buf);
 }
 
@@ -564,7 +583,7 @@ static void recv_tls(fork_cmd_t *cmd)
         if (!buf)
             hcrt_fatal(HCRT_MOD_CORE, "out of memory at a fork");
     }
-    MPI_Bcast(buf, (int)cmd->payload, MPI_BYTE, 0, fork_comm);
+    bcast_payload(buf, cmd->payload);
     for (int i = 0; i < cmd->nargs; i++)
         if (cmd->tls_off[i])
             cmd->args[i] = buf + cmd->tls_off[i] - 1;
@@ -658,17 +677,11 @@ local:
 static void wait_cmd(fork_cmd_t *cmd)
 {
     MPI_Request req;
-    int done = 0;
-    hcrt_pause_t pause;
+    hcrt_wait_t w = {
+        .what = "the next fork command", .peer = 0, .spin_ns = 200000};
 
-    hcrt__pause_begin(&pause);
     MPI_Ibcast(cmd, sizeof(*cmd), MPI_BYTE, 0, fork_comm, &req);
-    for (;;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            return;
-        hcrt__pause(&pause, 200000);
-    }
+    hcrt__wait_request(&req, &w);
 }
 
 int hcrt__cluster_worker_loop(void)

@@ -36,6 +36,7 @@
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
+#include "libhcrt/fault/fault.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
 #include "sched/pool.h"
@@ -167,6 +168,7 @@ void hcrt__cl_static_init(hcrt_ident_t *loc, int32_t sched, int32_t *plast,
     if (plast)
         *plast = last;
     HCRT_OBS(hcrt__obs_loop_static(loc, lb, trip, *plo, *phi, *pstride, incr));
+    hcrt__doing_set(HCRT_DOING_LOOP, loc);
 }
 
 /* The schedule of a schedule(runtime) loop: a hetprobe hint, the run-sched
@@ -233,6 +235,7 @@ void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
     int hint = hcrt__loops_take_hint(&pct);
 
     HCRT_OBS(hcrt__obs_loop_dispatch(loc));
+    hcrt__doing_set(HCRT_DOING_LOOP, loc);
 
     check_sched(loc, s);
     if (s > 64 && s <= 71) { /* kmp_ord_*: the same kinds, ordered */

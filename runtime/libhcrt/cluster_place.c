@@ -35,6 +35,7 @@
 #include "base/log.h"
 #include "base/stats.h"
 #include "base/trace.h"
+#include "base/wait.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_place.h"
 #include "libhcrt/runtime.h"
@@ -181,18 +182,38 @@ static void img_reserve(size_t bytes)
                    "out of memory for %zu bytes of threadprivate data", bytes);
 }
 
+/* Images move point to point on the fork communicator; their waits go
+ * through base/wait.h, so the fault detector wakes them when the peer
+ * fails (docs/faults.md). Busy, as the MPI_Send / MPI_Recv they replace. */
+static void img_xfer(void *buf, size_t bytes, int peer, int tag, int send)
+{
+    MPI_Request req;
+    hcrt_wait_t w = {.what = "threadprivate data of a placed region",
+                     .peer = peer,
+                     .busy = 1};
+
+    if (send)
+        MPI_Isend(buf, (int)bytes, MPI_BYTE, peer, tag,
+                  hcrt__cluster_fork_comm(), &req);
+    else
+        MPI_Irecv(buf, (int)bytes, MPI_BYTE, peer, tag,
+                  hcrt__cluster_fork_comm(), &req);
+    if (hcrt__wait_request(&req, &w) != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "moving threadprivate data to or from rank %d failed", peer);
+}
+
 /* Head: the images of the threads the workers run, from their nodes. */
 static void tls_pull(int total)
 {
-    MPI_Comm comm = hcrt__cluster_fork_comm();
     hcrt_cluster_team_t t;
 
     img_reserve((size_t)total * tls_len);
     hcrt__cluster_request_tls(total);
     for (int r = 1; r < hcrt__size(); r++) {
         hcrt__cluster_team_of(total, r, &t);
-        MPI_Recv(img + (size_t)t.base * tls_len, (int)(t.local * tls_len),
-                 MPI_BYTE, r, TAG_TLS, comm, MPI_STATUS_IGNORE);
+        img_xfer(img + (size_t)t.base * tls_len, t.local * tls_len, r, TAG_TLS,
+                 0);
     }
     img_total = total;
     tls_on_head = 1;
@@ -214,8 +235,7 @@ void hcrt__cluster_place_tls_serve(int total)
     img_reserve((size_t)t.local * tls_len);
     __kmpc_push_num_threads(&loc, __kmpc_global_thread_num(&loc), t.local);
     __kmpc_fork_call(&loc, 0, (kmpc_micro_t)save_entry);
-    MPI_Send(img, (int)(t.local * tls_len), MPI_BYTE, 0, TAG_TLS,
-             hcrt__cluster_fork_comm());
+    img_xfer(img, t.local * tls_len, 0, TAG_TLS, 1);
 }
 
 int hcrt__cluster_place_tls_push(int total)
@@ -232,8 +252,8 @@ void hcrt__cluster_place_tls_send(int total)
 
     for (int r = 1; r < hcrt__size(); r++) {
         hcrt__cluster_team_of(total, r, &t);
-        MPI_Send(img + (size_t)t.base * tls_len, (int)(t.local * tls_len),
-                 MPI_BYTE, r, TAG_TLS, hcrt__cluster_fork_comm());
+        img_xfer(img + (size_t)t.base * tls_len, t.local * tls_len, r, TAG_TLS,
+                 1);
     }
     tls_moves++;
 }
@@ -254,8 +274,7 @@ void hcrt__cluster_place_tls_recv(int total)
 
     hcrt__cluster_team_of(total, hcrt__rank(), &t);
     img_reserve((size_t)t.local * tls_len);
-    MPI_Recv(img, (int)(t.local * tls_len), MPI_BYTE, 0, TAG_TLS,
-             hcrt__cluster_fork_comm(), MPI_STATUS_IGNORE);
+    img_xfer(img, t.local * tls_len, 0, TAG_TLS, 0);
     tls_pending = 1;
 }
 
@@ -283,8 +302,7 @@ void hcrt__cluster_place_tls_done(int total)
         return;
     }
     hcrt__cluster_team_of(total, hcrt__rank(), &t);
-    MPI_Send(img, (int)(t.local * tls_len), MPI_BYTE, 0, TAG_EAGER,
-             hcrt__cluster_fork_comm());
+    img_xfer(img, t.local * tls_len, 0, TAG_EAGER, 1);
 }
 
 void hcrt__cluster_place_tls_drain(void)
@@ -296,9 +314,8 @@ void hcrt__cluster_place_tls_drain(void)
     img_reserve((size_t)due_total * tls_len);
     for (int r = 1; r < hcrt__size(); r++) {
         hcrt__cluster_team_of(due_total, r, &t);
-        MPI_Recv(img + (size_t)t.base * tls_len, (int)(t.local * tls_len),
-                 MPI_BYTE, r, TAG_EAGER, hcrt__cluster_fork_comm(),
-                 MPI_STATUS_IGNORE);
+        img_xfer(img + (size_t)t.base * tls_len, t.local * tls_len, r,
+                 TAG_EAGER, 0);
     }
     img_total = due_total, img_fresh = 1;
     due_total = 0;

@@ -24,9 +24,11 @@
 #include "base/node.h"
 #include "base/proc.h"
 #include "base/stats.h"
+#include "base/wait.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
+#include "libhcrt/fault/fault.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/runtime.h"
@@ -187,6 +189,8 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
     mpi_init(argc, argv);
     hcrt__node_probe();
     hcrt__log_set_identity(rank, hcrt__hostname());
+    if (size > 1) /* heartbeats and probes from here on (fault/) */
+        hcrt__fault_init(comm);
     /* Same binary and settings everywhere, then the DSM (cluster mode). */
     if (mode == MODE_MAIN && size > 1) {
         hcrt__cluster_check_binary(cluster_wanted);
@@ -209,6 +213,10 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
                node->have_pmix ? "PMIx" : "no PMIx (singleton)",
                node->local_rank, node->local_size, node->node_id,
                node->num_hosts);
+    hcrt__doing_set(mode == MODE_MAIN && rank > 0 ? HCRT_DOING_IDLE
+                                                  : HCRT_DOING_MAIN,
+                    NULL);
+    hcrt__fault_started(); /* the watcher learns: start-up is over */
     __atomic_store_n(&hcrt__ready, 1, __ATOMIC_RELEASE);
 out:
     pthread_mutex_unlock(&init_lock);
@@ -228,9 +236,11 @@ void hcrt__runtime_lazy_init(void)
 static void head_send_status(int status)
 {
     MPI_Request req;
+    hcrt_wait_t w = {
+        .what = "the exit status", .peer = HCRT_WAIT_ANY, .busy = 1};
 
     MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    hcrt__wait_request(&req, &w);
 }
 
 /* Worker side: wait for the head without burning a core, as the idle
@@ -240,6 +250,8 @@ static int worker_wait_status(void)
     struct timespec nap = {0, 2 * 1000 * 1000};
     MPI_Request req;
     int status = 0, done = 0;
+    hcrt_wait_t w = {.what = "the head's exit status", .peer = 0};
+    hcrt_wait_state_t ws;
 
     if (rank == 1)
         hcrt_info(HCRT_MOD_CORE,
@@ -247,10 +259,14 @@ static int worker_wait_status(void)
                   "rank(s) stay idle until the head exits",
                   size - 1);
     MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
+    hcrt__wait_begin(&ws);
     while (!done) {
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (!done)
-            nanosleep(&nap, NULL);
+        if (done)
+            break;
+        if (hcrt__wait_poll(&ws, &w) != HCRT_OK)
+            return 1; /* the head failed */
+        nanosleep(&nap, NULL);
     }
     return status;
 }
@@ -274,6 +290,7 @@ void hcrt__runtime_fini(void)
     if (finished || !hcrt__ready)
         return;
     finished = 1;
+    hcrt__fault_shutdown_begins();
     hcrt__obs_fini(); /* collective: every node's figures reach the head */
     head_report();
     /* Cluster runtime: event threads and the DSM stop here, before MPI. */
@@ -289,6 +306,7 @@ void hcrt__runtime_fini(void)
             MPI_Finalize();
     }
     hcrt__log_set_mpi_up(0);
+    hcrt__fault_fini(); /* every rank got this far: none hangs in exit */
 }
 
 static void on_exit_handler(int status, void *arg)

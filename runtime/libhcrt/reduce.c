@@ -34,9 +34,11 @@
 
 #include "base/kmp_abi.h"
 #include "base/log.h"
+#include "base/wait.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
+#include "libhcrt/fault/fault.h"
 #include "libhcrt/runtime.h"
 
 #define HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
@@ -83,6 +85,47 @@ static void check(int rc, const char *what)
         hcrt_fatal(HCRT_MOD_CORE, "cross-node reduction: %s failed", what);
 }
 
+/* Messages of the tree wait through base/wait.h: the fault detector
+ * wakes a wait on a rank that failed (docs/faults.md). */
+static void wait_peer(MPI_Request *req, int peer)
+{
+    /* busy, as the blocking calls it replaces spun inside Open MPI */
+    hcrt_wait_t w = {.what = "a cross-node reduction", .peer = peer, .busy = 1};
+    check(hcrt__wait_request(req, &w) == HCRT_OK ? MPI_SUCCESS : MPI_ERR_OTHER,
+          "wait");
+}
+
+static void send_to(const void *buf, int n, MPI_Datatype t, int to, int tag)
+{
+    MPI_Request req;
+    check(MPI_Isend(buf, n, t, to, tag, hcrt__cluster_reduce_comm(), &req),
+          "send");
+    wait_peer(&req, to);
+}
+
+/* The next message from `from`, polled (MPI_Improbe) like any wait. */
+static MPI_Message probe_from(int from, int tag, int *count)
+{
+    hcrt_wait_t w = {.what = "a cross-node reduction", .peer = from, .busy = 1};
+    hcrt_wait_state_t ws;
+    MPI_Message msg;
+    MPI_Status st;
+    int flag = 0;
+
+    hcrt__wait_begin(&ws);
+    for (;;) {
+        check(MPI_Improbe(from, tag, hcrt__cluster_reduce_comm(), &flag, &msg,
+                          &st),
+              "probe");
+        if (flag)
+            break;
+        check(hcrt__wait_poll(&ws, &w) == HCRT_OK ? MPI_SUCCESS : MPI_ERR_OTHER,
+              "wait");
+    }
+    MPI_Get_count(&st, MPI_BYTE, count);
+    return msg;
+}
+
 /* A partial result on the wire: the reduce list, then a copy of the
  * sender's stack from its lowest private copy up to the stack's end (the
  * variables' sizes are not in the ABI, but each lies inside that window).
@@ -108,26 +151,22 @@ static void send_partial(void *data, size_t size, int to, int tag)
     memcpy(msg + sizeof h, data, size);
     memcpy(msg + sizeof h + size, (void *)lo, h.len);
     hcrt__dsm_release(); /* for private copies in DSM memory */
-    check(MPI_Send(msg, (int)(sizeof h + size + h.len), MPI_BYTE, to, tag,
-                   hcrt__cluster_reduce_comm()),
-          "send");
+    send_to(msg, (int)(sizeof h + size + h.len), MPI_BYTE, to, tag);
     free(msg);
 }
 
 /* Receives a child's partial and folds it into `data` with `fn`. */
 static void fold_partial(void *data, hcrt_reduce_fn_t fn, int from, int tag)
 {
-    MPI_Comm comm = hcrt__cluster_reduce_comm();
-    MPI_Status st;
+    MPI_Request req;
     int n;
 
-    check(MPI_Probe(from, tag, comm, &st), "probe");
-    MPI_Get_count(&st, MPI_BYTE, &n);
+    MPI_Message m = probe_from(from, tag, &n);
     char *msg = malloc((size_t)n);
     if (!msg)
         hcrt_fatal(HCRT_MOD_CORE, "out of memory in a reduction");
-    check(MPI_Recv(msg, n, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE),
-          "receive");
+    check(MPI_Imrecv(msg, n, MPI_BYTE, &m, &req), "receive");
+    wait_peer(&req, from);
     red_hdr_t h;
     memcpy(&h, msg, sizeof h);
     uintptr_t *w = (uintptr_t *)(msg + sizeof h);
@@ -148,19 +187,20 @@ static void cross_node_tree(void *data, size_t size, hcrt_reduce_fn_t fn,
 {
     MPI_Comm comm = hcrt__cluster_reduce_comm();
     int rank = hcrt__rank(), nodes = hcrt__size(), ack = 0;
+    MPI_Request req;
 
     for (int step = 1; step < nodes; step <<= 1) {
         if (rank & step) { /* child: hand the partial to the parent */
             send_partial(data, size, rank - step, tag);
-            check(MPI_Recv(&ack, 1, MPI_INT, rank - step, tag, comm,
-                           MPI_STATUS_IGNORE),
+            check(MPI_Irecv(&ack, 1, MPI_INT, rank - step, tag, comm, &req),
                   "receive");
+            wait_peer(&req, rank - step);
             return;
         }
         if (rank + step >= nodes)
             continue;
         fold_partial(data, fn, rank + step, tag);
-        check(MPI_Send(&ack, 1, MPI_INT, rank + step, tag, comm), "send");
+        send_to(&ack, 1, MPI_INT, rank + step, tag);
     }
 }
 
@@ -176,6 +216,7 @@ static int32_t cluster_reduce(hcrt_ident_t *loc, int32_t gtid, size_t size,
         hcrt__cluster_unsupported(loc, "a reduction with more than 1024 "
                                        "threads on one node");
     node_lists[tid] = data;
+    hcrt__doing_set(HCRT_DOING_REDUCTION, loc);
     __kmpc_barrier(loc, gtid);
     if (tid == 0) {
         for (int i = 1; i < n; i++)
@@ -192,6 +233,7 @@ static int32_t cluster_reduce(hcrt_ident_t *loc, int32_t gtid, size_t size,
         }
     }
     __kmpc_barrier(loc, gtid);
+    hcrt__doing_set(HCRT_DOING_REGION, NULL);
     return ret;
 }
 

@@ -20,6 +20,7 @@
 #include "base/kmp_abi.h"
 #include "base/log.h"
 #include "libhcrt/core.h"
+#include "libhcrt/fault/fault.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/offload/ofl_wire.h"
 
@@ -434,7 +435,9 @@ static hcrt_status_t kernel_exec(uint64_t id, int32_t device, uint32_t nparams,
         atomic_store_explicit(&node_device, (int)device, memory_order_relaxed);
         atomic_fetch_add_explicit(&node_kernels, 1, memory_order_acq_rel);
         int32_t saved = limit_threads(thread_limit);
+        hcrt__doing_set(HCRT_DOING_TARGET, k); /* for a fault report */
         k->tramp(params);
+        hcrt__doing_set(HCRT_DOING_IDLE, NULL);
         if (thread_limit > 0)
             limit_threads(saved);
         atomic_fetch_sub_explicit(&node_kernels, 1, memory_order_acq_rel);
