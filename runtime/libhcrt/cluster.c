@@ -30,6 +30,7 @@
 #include "base/log.h"
 #include "base/stats.h"
 #include "dsm/dsm.h"
+#include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
 #include "libhcrt/observe.h"
@@ -263,6 +264,7 @@ void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid)
     if (hcrt__dsm_barrier_team(hcrt__cluster_team.local) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed (%s)",
                    loc && loc->psource ? loc->psource : "?");
+    hcrt__cancel_note_barrier();
     HCRT_OBS(hcrt__obs_barrier(t0));
 }
 
@@ -405,6 +407,7 @@ void hcrt__cluster_init(void)
     }
     MPI_Bcast(&slots, sizeof(slots), MPI_BYTE, 0, comm);
     local_refresh = (int)hcrt__config_int("HCRT_SCHED_LOCAL_REFRESH");
+    hcrt__cancel_init();
     hcrt__stats_register("cluster", print_cluster, NULL);
     hcrt__cluster_on = 1;
     hcrt_debug(HCRT_MOD_CORE, "cluster mode: %d nodes, %d threads in all", size,
@@ -465,6 +468,7 @@ static void cluster_entry(int32_t *gtid, int32_t *btid,
 {
     in_region = 1;
     ws_seq = 0;
+    hcrt__cancel_thread_enter();
     region->tramp(gtid, btid, args);
     uint32_t m = __atomic_load_n(&max_ws, __ATOMIC_RELAXED);
     while (ws_seq > m &&
@@ -483,6 +487,7 @@ static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     region_active = 1;
     HCRT_OBS(hcrt__obs_region_begin(region));
     hcrt__dsm_region_begin(region->id);
+    hcrt__cancel_region_begin();
     __kmpc_push_num_threads(loc, gtid, hcrt__cluster_team.local);
     __kmpc_fork_call(loc, 2, (kmpc_micro_t)cluster_entry, region, args);
     /* Join: every node's writes reach home before anyone reads them. */

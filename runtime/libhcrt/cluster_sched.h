@@ -34,6 +34,11 @@ hcrt__cl_pool_t *hcrt__cl_pool_join(hcrt_ident_t *loc,
  * is done with the loop (it has then left the pool). */
 int hcrt__cl_pool_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n);
 
+/* The loop was cancelled: no more iterations for this node (dynamic and
+ * guided; HetProbe pools run out their windows). The thread still calls
+ * hcrt__cl_pool_next until it returns 0. */
+void hcrt__cl_pool_cancel(hcrt__cl_pool_t *p);
+
 /* Node shares of schedule(static) across nodes: node k's first logical
  * iteration of `trip` (start[nnodes] = trip), weighted by HCRT_SCHED_CSR x
  * the node's threads; identical for every loop of equal trip count. */

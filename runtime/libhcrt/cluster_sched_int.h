@@ -24,6 +24,7 @@ struct hcrt__cl_pool {
     uint64_t trip, chunk;
     int nn, me, local, total;
     int refs, left, leaving; /* threads joined, gone, leaving */
+    int cancelled;           /* dynamic/guided: no more refills (cancel) */
     uint64_t lo, hi;         /* this node's current range */
     uint64_t refills, chunks;
     hcrt__cl_hp_t *hp;

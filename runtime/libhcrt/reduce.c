@@ -32,9 +32,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bell.h"
 #include "base/kmp_abi.h"
 #include "base/log.h"
 #include "dsm/dsm.h"
+#include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
 #include "libhcrt/runtime.h"
@@ -42,8 +44,9 @@
 #define HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
 #define MAX_NODE_THREADS 1024
 
-static void *node_lists[MAX_NODE_THREADS]; /* this node's threads' lists */
-static uint64_t n_tree, n_locked;          /* reductions by method */
+static void *node_lists[MAX_NODE_THREADS];   /* this node's threads' lists */
+static uint64_t node_keys[MAX_NODE_THREADS]; /* which reduction each is */
+static uint64_t n_tree, n_locked;            /* reductions by method */
 
 void hcrt__cluster_reduce_counts(uint64_t *tree, uint64_t *locked)
 {
@@ -77,6 +80,47 @@ static void check(int rc, const char *what)
         hcrt_fatal(HCRT_MOD_CORE, "cross-node reduction: %s failed", what);
 }
 
+/* Waits for a peer: for a message from `from` (MPI_Probe, req NULL) or
+ * for `req` to complete. With cancellation on the wait polls, and stops
+ * the job when the loop this reduction ends was cancelled: the peer's
+ * thread that cancelled it never comes. */
+static void wait_peer(hcrt_ident_t *loc, MPI_Request *req, int from, int tag,
+                      MPI_Status *st)
+{
+    MPI_Comm comm = hcrt__cluster_reduce_comm();
+    hcrt_pause_t pause;
+    uint64_t next = 0;
+    int flag = 0;
+
+    if (!hcrt__cancel_on) {
+        check(req ? MPI_Wait(req, st) : MPI_Probe(from, tag, comm, st), "wait");
+        return;
+    }
+    hcrt__pause_begin(&pause);
+    for (;;) {
+        check(req ? MPI_Test(req, &flag, st)
+                  : MPI_Iprobe(from, tag, comm, &flag, st),
+              "wait");
+        if (flag)
+            return;
+        if (hcrt__now_ns() >= next) { /* a load at the word's home */
+            hcrt__cancel_reduce_check(loc);
+            next = hcrt__now_ns() + 1000000;
+        }
+        hcrt__pause(&pause, 200000);
+    }
+}
+
+static void probe(hcrt_ident_t *loc, int from, int tag, MPI_Status *st)
+{
+    wait_peer(loc, NULL, from, tag, st);
+}
+
+static void wait_req(hcrt_ident_t *loc, MPI_Request *req)
+{
+    wait_peer(loc, req, 0, 0, MPI_STATUS_IGNORE);
+}
+
 /* A partial result on the wire: the reduce list, then a copy of the
  * sender's stack from its lowest private copy up to the stack's end (the
  * variables' sizes are not in the ABI, but each lies inside that window).
@@ -85,7 +129,8 @@ typedef struct red_hdr {
     uint64_t base, len, list;
 } red_hdr_t;
 
-static void send_partial(void *data, size_t size, int to, int tag)
+static void send_partial(hcrt_ident_t *loc, void *data, size_t size, int to,
+                         int tag)
 {
     uintptr_t *w = data, lo = UINTPTR_MAX;
     size_t nw = size / sizeof(void *);
@@ -102,20 +147,23 @@ static void send_partial(void *data, size_t size, int to, int tag)
     memcpy(msg + sizeof h, data, size);
     memcpy(msg + sizeof h + size, (void *)lo, h.len);
     hcrt__dsm_release(); /* for private copies in DSM memory */
-    check(MPI_Send(msg, (int)(sizeof h + size + h.len), MPI_BYTE, to, tag,
-                   hcrt__cluster_reduce_comm()),
+    MPI_Request req;
+    check(MPI_Isend(msg, (int)(sizeof h + size + h.len), MPI_BYTE, to, tag,
+                    hcrt__cluster_reduce_comm(), &req),
           "send");
+    wait_req(loc, &req); /* a large message waits for the parent */
     free(msg);
 }
 
 /* Receives a child's partial and folds it into `data` with `fn`. */
-static void fold_partial(void *data, hcrt_reduce_fn_t fn, int from, int tag)
+static void fold_partial(hcrt_ident_t *loc, void *data, hcrt_reduce_fn_t fn,
+                         int from, int tag)
 {
     MPI_Comm comm = hcrt__cluster_reduce_comm();
     MPI_Status st;
     int n;
 
-    check(MPI_Probe(from, tag, comm, &st), "probe");
+    probe(loc, from, tag, &st);
     MPI_Get_count(&st, MPI_BYTE, &n);
     char *msg = malloc((size_t)n);
     if (!msg)
@@ -137,15 +185,17 @@ static void fold_partial(void *data, hcrt_reduce_fn_t fn, int from, int tag)
 /* Step 2 on the node's thread 0: binomial tree towards rank 0. A child
  * waits for its parent's answer, so DSM-resident copies stay alive until
  * they were read. */
-static void cross_node_tree(void *data, size_t size, hcrt_reduce_fn_t fn,
-                            int tag)
+static void cross_node_tree(hcrt_ident_t *loc, void *data, size_t size,
+                            hcrt_reduce_fn_t fn, int tag)
 {
     MPI_Comm comm = hcrt__cluster_reduce_comm();
     int rank = hcrt__rank(), nodes = hcrt__size(), ack = 0;
+    MPI_Status st;
 
     for (int step = 1; step < nodes; step <<= 1) {
         if (rank & step) { /* child: hand the partial to the parent */
-            send_partial(data, size, rank - step, tag);
+            send_partial(loc, data, size, rank - step, tag);
+            probe(loc, rank - step, tag, &st);
             check(MPI_Recv(&ack, 1, MPI_INT, rank - step, tag, comm,
                            MPI_STATUS_IGNORE),
                   "receive");
@@ -153,9 +203,18 @@ static void cross_node_tree(void *data, size_t size, hcrt_reduce_fn_t fn,
         }
         if (rank + step >= nodes)
             continue;
-        fold_partial(data, fn, rank + step, tag);
+        fold_partial(loc, data, fn, rank + step, tag);
         check(MPI_Send(&ack, 1, MPI_INT, rank + step, tag, comm), "send");
     }
+}
+
+/* A thread that cancelled the loop skipped the reduction, and its barrier
+ * at the loop's end met this reduction's: its list is an old one. */
+static void missing_threads(hcrt_ident_t *loc, int n, uint64_t key)
+{
+    for (int i = 0; i < n; i++)
+        if (node_keys[i] != key)
+            hcrt__cancel_reduce_refuse(loc);
 }
 
 static int32_t cluster_reduce(hcrt_ident_t *loc, int32_t gtid, size_t size,
@@ -163,19 +222,25 @@ static int32_t cluster_reduce(hcrt_ident_t *loc, int32_t gtid, size_t size,
                               hcrt_critical_name_t *lck)
 {
     int tid = omp_get_thread_num(), n = omp_get_num_threads();
-    int tag = (int)(hcrt__cluster_next_ws() & 0x7fff);
+    uint32_t seq = hcrt__cluster_next_ws();
+    int tag = (int)(seq & 0x7fff);
     int32_t ret = 0;
 
     if (n > MAX_NODE_THREADS)
         hcrt__cluster_unsupported(loc, "a reduction with more than 1024 "
                                        "threads on one node");
+    if (hcrt__cancel_on)
+        hcrt__cancel_reduce_check(loc);
     node_lists[tid] = data;
+    node_keys[tid] = hcrt__cancel_reduce_key(seq);
     __kmpc_barrier(loc, gtid);
+    if (hcrt__cancel_on)
+        missing_threads(loc, n, node_keys[tid]);
     if (tid == 0) {
         for (int i = 1; i < n; i++)
             fn(data, node_lists[i]);
         if (size % sizeof(void *) == 0) {
-            cross_node_tree(data, size, fn, tag);
+            cross_node_tree(loc, data, size, fn, tag);
             n_tree++;
             ret = hcrt__rank() == 0;
         } else { /* not a list of words: not clang's or flang's layout */

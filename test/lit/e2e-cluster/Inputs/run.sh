@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# run.sh [--env K=V]... [-I DIR]... [--libs "..."] [--stats RE] SRC WORKDIR
+# run.sh [--env K=V]... [-I DIR]... [--libs "..."] [--ref-cflags "..."]
+#        [--stats RE] SRC WORKDIR
 #
 # The end-to-end check of cluster execution (HCRT_CLUSTER=1): builds SRC
 # with the plain LLVM 19 OpenMP compiler (the reference) and with hcc, runs
@@ -10,13 +11,14 @@
 # regions that really ran on every node.
 # Environment (from the RUN line): HCC CLANG MPIRUN.
 set -u
-envs=() incs=() libs="" stats_re=""
+envs=() incs=() libs="" stats_re="" ref_cflags=""
 while [ $# -gt 2 ]; do
     case $1 in
     --env) envs+=("$2"); shift ;;
     -I) incs+=(-I "$(realpath "$2")"); shift ;;
     --libs) libs=$2; shift ;;
     --stats) stats_re=$2; shift ;; # the statistics must also match RE
+    --ref-cflags) ref_cflags=$2; shift ;; # for the reference build only
 
     *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
@@ -45,7 +47,7 @@ cc=$CLANG hcc=$HCC
 case $src in
 *.cpp) cc=${CLANG%clang*}clang++${CLANG##*clang} hcc=$HCC++ ;; # C++ drivers
 esac
-"$cc" -fopenmp -O2 "${incs[@]}" "$src" -o ref -lm $libs || fail "reference compile failed"
+"$cc" -fopenmp -O2 $ref_cflags "${incs[@]}" "$src" -o ref -lm $libs || fail "reference compile failed"
 "$hcc" -fopenmp -O2 "${incs[@]}" "$src" -o hcc -lm $libs || fail "hcc compile failed"
 
 xs=(-x HCRT_CLUSTER -x OMP_NUM_THREADS -x HCRT_STATS)
