@@ -33,6 +33,7 @@
 #include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
+#include "libhcrt/heap.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
 
@@ -387,6 +388,7 @@ void hcrt__cluster_init(void)
     int size = hcrt__size(), mine = omp_get_max_threads();
 
     add_global_areas();
+    hcrt__arena_share(comm); /* memory allocated before main */
     if (hcrt__dsm_init(comm) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "the DSM could not start (see above)");
     hcrt__cluster_heap_lo = (uintptr_t)hcrt__dsm_base();

@@ -1,111 +1,223 @@
 /*
  * heap.c - the user heap (malloc family rewritten by the pass).
  *
- * One node: the C library's heap. In cluster mode the DSM heap
- * (runtime/dsm/dsm.h), so every node sees the same block at the same
- * address. free/realloc keep accepting pointers the C library handed out
- * directly (strdup, getline, or anything allocated before the DSM was up):
- * they test DSM ownership first and pass anything else to libc.
+ * One node: the C library's heap. In a cluster job: before main the arena
+ * (arena.c: static constructors run before the DSM exists), from start-up
+ * on the DSM heap (runtime/dsm/dsm.h), so every node sees the same block at
+ * the same address. free/realloc keep accepting pointers the C library
+ * handed out (anything allocated outside these calls): they test DSM and
+ * arena ownership first and pass anything else to libc. A libc block grown
+ * in cluster mode moves to the DSM heap. heap.h says who else uses this.
  */
 #include <errno.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
+#include "libhcrt/heap.h"
 
-#define DSM_HEAP HCRT_UNLIKELY(hcrt__cluster_on)
+#define SHARED_HEAP HCRT_UNLIKELY(hcrt__heap_mode != HCRT_HEAP_LIBC)
 
-HCRT_ABI_EXPORT void *__hcrt_malloc(size_t size)
+/* glibc's own allocator, past any interposition (interpose.c). */
+extern void *__libc_malloc(size_t);
+extern void *__libc_calloc(size_t, size_t);
+extern void *__libc_realloc(void *, size_t);
+extern void *__libc_memalign(size_t, size_t);
+extern void __libc_free(void *);
+
+int hcrt__heap_mode, hcrt__heap_any;
+
+/* A job that will run in cluster mode: the launcher says more than one
+ * rank and HCRT_CLUSTER is not off (the start-up decides the same way). */
+static int cluster_job(void)
 {
-    if (DSM_HEAP)
-        return hcrt__dsm_malloc(size);
-    return malloc(size);
+    const char *n = getenv("OMPI_COMM_WORLD_SIZE");
+    const char *c = getenv("HCRT_CLUSTER");
+
+    if (!n)
+        n = getenv("PMI_SIZE");
+    if (!n || atoi(n) < 2)
+        return 0;
+    return !c || !(!strcmp(c, "0") || !strcasecmp(c, "false") ||
+                   !strcasecmp(c, "no") || !strcasecmp(c, "off"));
 }
 
-HCRT_ABI_EXPORT void *__hcrt_calloc(size_t n, size_t size)
+/* Before any static constructor of the program (shared libraries' run
+ * first, the executable's last): memory of a cluster job's constructors
+ * comes from the arena. */
+__attribute__((constructor(101))) static void heap_early(void)
 {
-    if (DSM_HEAP)
-        return hcrt__dsm_calloc(n, size);
-    return calloc(n, size);
+    if (cluster_job() && hcrt__arena_open()) {
+        hcrt__heap_any = 1;
+        hcrt__heap_mode = HCRT_HEAP_ARENA;
+    }
 }
 
-/* A libc block grown in cluster mode moves to the DSM heap, so the result
- * is shared like every other allocation of the program. */
-static void *realloc_to_dsm(void *p, size_t size)
+void hcrt__heap_started(int cluster)
 {
-    size_t old = malloc_usable_size(p);
-    void *q = hcrt__dsm_malloc(size ? size : 1);
+    hcrt__heap_mode = cluster ? HCRT_HEAP_DSM : HCRT_HEAP_LIBC;
+    hcrt__heap_any |= cluster;
+}
+
+static int in_dsm_heap(const void *p)
+{
+    uintptr_t v = (uintptr_t)p;
+    return v >= hcrt__cluster_heap_lo && v < hcrt__cluster_heap_hi;
+}
+
+int hcrt__heap_owned(const void *p)
+{
+    return hcrt__heap_any && p &&
+           ((in_dsm_heap(p) && hcrt__cluster_on) || hcrt__arena_contains(p));
+}
+
+static void *dsm_alloc(size_t size, size_t align, int zero)
+{
+    void *p = NULL;
+
+    if (align > 16) {
+        if (hcrt__dsm_posix_memalign(&p, align, size ? size : 1) != 0)
+            return NULL;
+        if (zero)
+            memset(p, 0, size);
+        return p;
+    }
+    return zero ? hcrt__dsm_calloc(1, size) : hcrt__dsm_malloc(size);
+}
+
+void *hcrt__heap_alloc(size_t size, size_t align, int zero)
+{
+    switch (hcrt__heap_mode) {
+    case HCRT_HEAP_DSM:
+        return dsm_alloc(size, align, zero);
+    case HCRT_HEAP_ARENA:
+        return hcrt__arena_alloc(size, align);
+    default:
+        if (align > 16)
+            return __libc_memalign(align, size);
+        return zero ? __libc_calloc(1, size) : __libc_malloc(size);
+    }
+}
+
+void hcrt__heap_free(void *p)
+{
+    if (!p)
+        return;
+    if (HCRT_UNLIKELY(hcrt__heap_any)) {
+        /* after shutdown (destructors of C++ globals, atexit handlers)
+         * DSM blocks are dropped: the range is gone, and libc must never
+         * see such a pointer; arena blocks are never reused */
+        if (in_dsm_heap(p)) {
+            if (hcrt__cluster_on)
+                hcrt__dsm_free(p);
+            return;
+        }
+        if (hcrt__arena_contains(p))
+            return;
+    }
+    __libc_free(p);
+}
+
+size_t hcrt__heap_usable(void *p)
+{
+    if (!hcrt__heap_any || !p)
+        return 0;
+    if (in_dsm_heap(p) && hcrt__cluster_on)
+        return hcrt__dsm_usable_size(p);
+    return hcrt__arena_contains(p) ? hcrt__arena_usable(p) : 0;
+}
+
+/* A block of another heap (the arena's, or libc's in cluster mode) moves
+ * to the heap of the moment, so it is shared like every other block. */
+static void *move_block(void *p, size_t old, size_t size)
+{
+    void *q = hcrt__heap_alloc(size ? size : 1, 0, 0);
 
     if (q) {
         memcpy(q, p, old < size ? old : size);
-        free(p);
+        hcrt__heap_free(p);
     }
     return q;
 }
 
-HCRT_ABI_EXPORT void *__hcrt_realloc(void *p, size_t size)
+void *hcrt__heap_realloc(void *p, size_t size)
 {
-    if (DSM_HEAP) {
-        if (!p || hcrt__dsm_contains(p))
+    if (!p)
+        return hcrt__heap_alloc(size, 0, 0);
+    if (hcrt__heap_any) {
+        if (in_dsm_heap(p) && hcrt__cluster_on)
             return hcrt__dsm_realloc(p, size);
-        return realloc_to_dsm(p, size);
+        if (hcrt__arena_contains(p))
+            return move_block(p, hcrt__arena_usable(p), size);
+        if (hcrt__heap_mode != HCRT_HEAP_LIBC && !in_dsm_heap(p))
+            return move_block(p, malloc_usable_size(p), size);
     }
-    return realloc(p, size);
+    return __libc_realloc(p, size);
 }
 
-/* Frees `p` if the DSM heap handed it out and says so. After shutdown
- * (destructors of C++ globals, atexit handlers) DSM blocks are dropped: the
- * range is gone, and libc must never see such a pointer. */
-static int dsm_free_if_owned(void *p)
-{
-    uintptr_t v = (uintptr_t)p;
+/* ---- the calls the pass renames ------------------------------------------ */
 
-    if (DSM_HEAP && p && hcrt__dsm_contains(p)) {
-        hcrt__dsm_free(p);
-        return 1;
+HCRT_ABI_EXPORT void *__hcrt_malloc(size_t size)
+{
+    return hcrt__heap_alloc(size, 0, 0);
+}
+
+HCRT_ABI_EXPORT void *__hcrt_calloc(size_t n, size_t size)
+{
+    size_t total;
+
+    if (__builtin_mul_overflow(n, size, &total)) {
+        errno = ENOMEM;
+        return NULL;
     }
-    return v >= hcrt__cluster_heap_lo && v < hcrt__cluster_heap_hi;
+    return hcrt__heap_alloc(total, 0, 1);
+}
+
+HCRT_ABI_EXPORT void *__hcrt_realloc(void *p, size_t size)
+{
+    return hcrt__heap_realloc(p, size);
 }
 
 HCRT_ABI_EXPORT void __hcrt_free(void *p)
 {
-    if (!dsm_free_if_owned(p))
-        free(p);
+    hcrt__heap_free(p);
+}
+
+/* posix_memalign's contract, checked here so every heap behind these
+ * entries sees only valid requests. */
+static int valid_alignment(size_t align)
+{
+    return align >= sizeof(void *) && (align & (align - 1)) == 0;
 }
 
 HCRT_ABI_EXPORT void *__hcrt_aligned_alloc(size_t align, size_t size)
 {
-    if (DSM_HEAP)
-        return hcrt__dsm_aligned_alloc(align, size);
-    return aligned_alloc(align, size);
-}
-
-/* posix_memalign's contract, checked here so every heap behind these
- * entries (libc today, the DSM later) sees only valid requests. */
-static int valid_alignment(size_t align)
-{
-    return align >= sizeof(void *) && (align & (align - 1)) == 0;
+    if (!align || (align & (align - 1))) {
+        errno = EINVAL;
+        return NULL;
+    }
+    return hcrt__heap_alloc(size, align, 0);
 }
 
 HCRT_ABI_EXPORT int __hcrt_posix_memalign(void **out, size_t align, size_t size)
 {
     if (!valid_alignment(align))
         return EINVAL;
-    if (DSM_HEAP)
-        return hcrt__dsm_posix_memalign(out, align, size);
-    return posix_memalign(out, align, size);
+    void *p = hcrt__heap_alloc(size, align, 0);
+    if (!p)
+        return ENOMEM;
+    *out = p;
+    return 0;
 }
 
 HCRT_ABI_EXPORT void *__hcrt_memalign(size_t align, size_t size)
 {
-    void *p = NULL;
-    int rc;
-
     /* memalign(3) accepts any power of two, posix_memalign needs at least
      * sizeof(void *). */
     if (align < sizeof(void *) && align && (align & (align - 1)) == 0)
@@ -114,13 +226,7 @@ HCRT_ABI_EXPORT void *__hcrt_memalign(size_t align, size_t size)
         errno = EINVAL;
         return NULL;
     }
-    rc = DSM_HEAP ? hcrt__dsm_posix_memalign(&p, align, size)
-                  : posix_memalign(&p, align, size);
-    if (rc) {
-        errno = rc;
-        return NULL;
-    }
-    return p;
+    return hcrt__heap_alloc(size, align, 0);
 }
 
 /* ---- C++ replaceable operator new/delete (every form) --------------------
@@ -162,17 +268,13 @@ extern void _ZdaPvSt11align_val_tRKSt9nothrow_t(void *, size_t, const void *)
 extern new_handler_t _ZSt15get_new_handlerv(void) __attribute__((weak));
 extern _Noreturn void _ZSt17__throw_bad_allocv(void) __attribute__((weak));
 
-/* DSM memory for operator new: `align` 0 means the default alignment. */
+/* Shared memory for operator new (the arena before main, then the DSM):
+ * `align` 0 means the default alignment. */
 static void *cxx_dsm_new(size_t size, size_t align, int nothrow)
 {
     for (;;) {
-        void *p = NULL;
-        if (align > 2 * sizeof(void *)) {
-            if (hcrt__dsm_posix_memalign(&p, align, size ? size : 1) != 0)
-                p = NULL;
-        } else {
-            p = hcrt__dsm_malloc(size ? size : 1);
-        }
+        void *p = hcrt__heap_alloc(size ? size : 1,
+                                   align > 2 * sizeof(void *) ? align : 0, 0);
         if (p || nothrow)
             return p;
         new_handler_t h =
@@ -190,48 +292,66 @@ static void *cxx_dsm_new(size_t size, size_t align, int nothrow)
     }
 }
 
+/* Frees `p` if the DSM heap or the arena handed it out and says so; after
+ * shutdown DSM blocks are dropped (hcrt__heap_free). */
+static int dsm_free_if_owned(void *p)
+{
+    uintptr_t v = (uintptr_t)p;
+
+    if (hcrt__heap_owned(p) ||
+        (v >= hcrt__cluster_heap_lo && v < hcrt__cluster_heap_hi)) {
+        hcrt__heap_free(p);
+        return 1;
+    }
+    return 0;
+}
+
 HCRT_ABI_EXPORT void *__hcrt_cxx_new(size_t size)
 {
-    return DSM_HEAP ? cxx_dsm_new(size, 0, 0) : _Znwm(size);
+    return SHARED_HEAP ? cxx_dsm_new(size, 0, 0) : _Znwm(size);
 }
 
 HCRT_ABI_EXPORT void *__hcrt_cxx_new_array(size_t size)
 {
-    return DSM_HEAP ? cxx_dsm_new(size, 0, 0) : _Znam(size);
+    return SHARED_HEAP ? cxx_dsm_new(size, 0, 0) : _Znam(size);
 }
 
 HCRT_ABI_EXPORT void *__hcrt_cxx_new_nothrow(size_t size, const void *nt)
 {
-    return DSM_HEAP ? cxx_dsm_new(size, 0, 1) : _ZnwmRKSt9nothrow_t(size, nt);
+    return SHARED_HEAP ? cxx_dsm_new(size, 0, 1)
+                       : _ZnwmRKSt9nothrow_t(size, nt);
 }
 
 HCRT_ABI_EXPORT void *__hcrt_cxx_new_array_nothrow(size_t size, const void *nt)
 {
-    return DSM_HEAP ? cxx_dsm_new(size, 0, 1) : _ZnamRKSt9nothrow_t(size, nt);
+    return SHARED_HEAP ? cxx_dsm_new(size, 0, 1)
+                       : _ZnamRKSt9nothrow_t(size, nt);
 }
 
 HCRT_ABI_EXPORT void *__hcrt_cxx_new_aligned(size_t size, size_t al)
 {
-    return DSM_HEAP ? cxx_dsm_new(size, al, 0) : _ZnwmSt11align_val_t(size, al);
+    return SHARED_HEAP ? cxx_dsm_new(size, al, 0)
+                       : _ZnwmSt11align_val_t(size, al);
 }
 
 HCRT_ABI_EXPORT void *__hcrt_cxx_new_array_aligned(size_t size, size_t al)
 {
-    return DSM_HEAP ? cxx_dsm_new(size, al, 0) : _ZnamSt11align_val_t(size, al);
+    return SHARED_HEAP ? cxx_dsm_new(size, al, 0)
+                       : _ZnamSt11align_val_t(size, al);
 }
 
 HCRT_ABI_EXPORT void *__hcrt_cxx_new_aligned_nothrow(size_t size, size_t al,
                                                      const void *nt)
 {
-    return DSM_HEAP ? cxx_dsm_new(size, al, 1)
-                    : _ZnwmSt11align_val_tRKSt9nothrow_t(size, al, nt);
+    return SHARED_HEAP ? cxx_dsm_new(size, al, 1)
+                       : _ZnwmSt11align_val_tRKSt9nothrow_t(size, al, nt);
 }
 
 HCRT_ABI_EXPORT void *
 __hcrt_cxx_new_array_aligned_nothrow(size_t size, size_t al, const void *nt)
 {
-    return DSM_HEAP ? cxx_dsm_new(size, al, 1)
-                    : _ZnamSt11align_val_tRKSt9nothrow_t(size, al, nt);
+    return SHARED_HEAP ? cxx_dsm_new(size, al, 1)
+                       : _ZnamSt11align_val_tRKSt9nothrow_t(size, al, nt);
 }
 
 HCRT_ABI_EXPORT void __hcrt_cxx_delete(void *p)

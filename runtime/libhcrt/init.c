@@ -27,6 +27,7 @@
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
+#include "libhcrt/heap.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/runtime.h"
@@ -193,6 +194,7 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
         if (cluster_wanted)
             hcrt__cluster_init();
     }
+    hcrt__heap_started(hcrt__cluster_on); /* the program's heap from now */
     if (mode == MODE_MAIN)
         hcrt__offload_init(comm); /* workers as devices (offload/, #6) */
     if (rank == 0)
