@@ -310,6 +310,18 @@ static void on_exit_handler(int status, void *arg)
     hcrt__runtime_fini();
 }
 
+/* A worker of a cluster job leaves without running the program's exit
+ * handlers and the destructors of its globals: it never ran main, and its
+ * globals are the head's (DSM memory): a global stream would flush the
+ * head's buffer into the head's file a second time, a global container
+ * would free the head's blocks. */
+static _Noreturn void worker_exit(int status)
+{
+    hcrt__runtime_fini();
+    fflush(NULL);
+    _exit(status);
+}
+
 HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
                                 hcrt_main_fn_t user_main)
 {
@@ -328,6 +340,6 @@ HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
         return user_main(argc, argv, envp);
     }
     if (hcrt__cluster_on)
-        return hcrt__cluster_worker_loop();
+        worker_exit(hcrt__cluster_worker_loop());
     return worker_wait_status();
 }
