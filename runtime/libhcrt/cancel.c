@@ -50,6 +50,7 @@ _Thread_local uint32_t hcrt__cancel_bars;
 static _Thread_local uint32_t t_ws;     /* worksharing constructs entered */
 static _Thread_local uint32_t t_ws_bar; /* barriers passed when it began */
 static _Thread_local uint64_t t_poll;   /* next time this thread may poll */
+static _Thread_local uint32_t t_calls, t_every = 1; /* clock reads: see below */
 
 static uint64_t *words;               /* NWORDS DSM words */
 static _Atomic uint64_t seen[NWORDS]; /* this rank's copy of cancellations */
@@ -73,13 +74,23 @@ static int ws_index(uint32_t k)
     return 1 + (int)(k % (NWORDS - 1));
 }
 
-/* Whether this thread may load a word at its home now (rate limit). */
+/* Whether this thread may load a word at its home now: at most every
+ * poll_ns. The clock itself is read only every t_every calls (150 ns to
+ * 1 us a read on this VM, more than a tight loop's cancellation point may
+ * cost), t_every adapting so that about one read falls in each interval. */
 static int poll_due(void)
 {
-    uint64_t now = hcrt__now_ns();
-
-    if (now < t_poll)
+    if (++t_calls < t_every)
         return 0;
+    t_calls = 0;
+    uint64_t now = hcrt__now_ns();
+    if (now < t_poll) {
+        if (t_every < 1024)
+            t_every *= 2; /* calls come fast: look less often */
+        return 0;
+    }
+    if (now > t_poll + poll_ns && t_every > 1)
+        t_every /= 2; /* a read came late: look more often */
     t_poll = now + poll_ns;
     return 1;
 }

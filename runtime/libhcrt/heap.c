@@ -10,6 +10,7 @@
  * in cluster mode moves to the DSM heap. heap.h says who else uses this.
  */
 #include <errno.h>
+#include <link.h>
 #include <malloc.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -48,12 +49,75 @@ static int cluster_job(void)
                    !strcasecmp(c, "no") || !strcasecmp(c, "off"));
 }
 
+/* ---- whether the executable is an hcc program ---------------------------
+ * Only a program whose main the pass wrapped (it calls __hcrt_main, so the
+ * executable imports that name) starts the runtime before its own main
+ * runs; another program linked with libhcrt (a C test, a library user)
+ * might never, and its allocations must not stay in the arena. */
+
+static uintptr_t dyn_ptr(const struct dl_phdr_info *info, uintptr_t p)
+{
+    return p >= info->dlpi_addr ? p : p + info->dlpi_addr; /* relocated? */
+}
+
+/* Number of .dynsym entries from the GNU hash table. */
+static size_t gnu_hash_nsyms(const uint32_t *h)
+{
+    uint32_t nb = h[0], off = h[1], bloom = h[2], top = 0;
+    const uint32_t *buckets = h + 4 + bloom * (sizeof(ElfW(Addr)) / 4);
+    const uint32_t *chain = buckets + nb;
+
+    for (uint32_t i = 0; i < nb; i++)
+        top = buckets[i] > top ? buckets[i] : top;
+    if (top < off)
+        return off;
+    while (!(chain[top - off] & 1))
+        top++;
+    return (size_t)top + 1;
+}
+
+static int exe_imports_main(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    const ElfW(Dyn) *dyn = NULL;
+    const ElfW(Sym) *sym = NULL;
+    const char *str = NULL;
+    size_t n = 0;
+
+    (void)size;
+    for (int i = 0; i < info->dlpi_phnum; i++)
+        if (info->dlpi_phdr[i].p_type == PT_DYNAMIC)
+            dyn = (const ElfW(Dyn) *)(info->dlpi_addr +
+                                      info->dlpi_phdr[i].p_vaddr);
+    for (; dyn && dyn->d_tag != DT_NULL; dyn++) {
+        uintptr_t p = dyn_ptr(info, dyn->d_un.d_ptr);
+        if (dyn->d_tag == DT_SYMTAB)
+            sym = (const ElfW(Sym) *)p;
+        else if (dyn->d_tag == DT_STRTAB)
+            str = (const char *)p;
+        else if (dyn->d_tag == DT_GNU_HASH)
+            n = gnu_hash_nsyms((const uint32_t *)p);
+        else if (dyn->d_tag == DT_HASH && !n)
+            n = ((const uint32_t *)p)[1];
+    }
+    for (size_t i = 0; sym && str && i < n; i++)
+        if (!strcmp(str + sym[i].st_name, "__hcrt_main"))
+            *(int *)arg = 1;
+    return 1; /* the executable comes first: stop there */
+}
+
+static int hcc_program(void)
+{
+    int yes = 0;
+    dl_iterate_phdr(exe_imports_main, &yes);
+    return yes;
+}
+
 /* Before any static constructor of the program (shared libraries' run
  * first, the executable's last): memory of a cluster job's constructors
  * comes from the arena. */
 __attribute__((constructor(101))) static void heap_early(void)
 {
-    if (cluster_job() && hcrt__arena_open()) {
+    if (cluster_job() && hcc_program() && hcrt__arena_open()) {
         hcrt__heap_any = 1;
         hcrt__heap_mode = HCRT_HEAP_ARENA;
     }

@@ -273,7 +273,7 @@ void hcrt__loops_cancel_drain(hcrt_ident_t *loc, int32_t gtid)
         }                                                                      \
         int32_t more = __kmpc_dispatch_next_##sfx(loc, gtid, plast, plower,    \
                                                   pupper, pstride);            \
-        if (HCRT_UNLIKELY(hcrt__loops_cancel_on) && !more)                     \
+        if (HCRT_UNLIKELY(!more) && hcrt__loops_cancel_on)                     \
             drain_fn = NULL;                                                   \
         return more;                                                           \
     }                                                                          \
