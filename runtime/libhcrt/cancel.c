@@ -43,7 +43,6 @@
 enum { K_PARALLEL = 1, K_LOOP = 2, K_SECTIONS = 3 }; /* libomp's kinds */
 
 #define NWORDS 512 /* one page of words */
-#define HI(v) ((v) >> 32)
 
 int hcrt__cancel_on;
 _Thread_local uint32_t hcrt__cancel_bars;

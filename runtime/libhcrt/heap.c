@@ -160,8 +160,13 @@ void *hcrt__heap_alloc(size_t size, size_t align, int zero)
     switch (hcrt__heap_mode) {
     case HCRT_HEAP_DSM:
         return dsm_alloc(size, align, zero);
-    case HCRT_HEAP_ARENA:
-        return hcrt__arena_alloc(size, align);
+    case HCRT_HEAP_ARENA: {
+        void *p = hcrt__arena_alloc(size, align);
+        if (p)
+            return p;
+        /* a full arena: the C library's, private to each rank */
+    }
+        /* fall through */
     default:
         if (align > 16)
             return __libc_memalign(align, size);
