@@ -9,6 +9,7 @@
  *  - root is allowed (Open MPI refuses it unless told).
  * Options hcrun does not know go to mpirun unchanged; the user's own
  * --bind-to / --map-by / --oversubscribe win over the defaults. */
+#include "elfsym.h"
 #include "hcc_config.h"
 #include "proc.h"
 
@@ -321,10 +322,18 @@ static void add_exports(strvec_t *cmd) {
   }
 }
 
-/* The program must exist here; mpirun's own message for a typo is long. */
-static int check_program(const char *prog) {
+/* The program must exist here; mpirun's own message for a typo is long.
+ * A program whose main hcc did not wrap (no __hcrt_main: plain OpenMP, or
+ * hcc objects linked by another compiler's main) is no cluster program:
+ * mpirun starts one independent copy per rank, which is said once. */
+static int check_program(const char *prog, long ranks) {
   char *path = hcc_find_program(prog);
   if (path) {
+    if (ranks > 1 && hcc_elf_has_symbol(path, "__hcrt_main") == 0)
+      fprintf(stderr,
+              "hcrun: note: %s was not built with hcc: each rank runs its "
+              "own copy\n",
+              prog);
     free(path);
     return 0;
   }
@@ -344,7 +353,7 @@ static int check_program(const char *prog) {
 int main(int argc, char **argv) {
   run_opts_t o = {.ranks = 1};
   strvec_init(&o.mpi_args);
-  if (parse(&o, argc, argv) < 0 || check_program(o.prog[0]) < 0)
+  if (parse(&o, argc, argv) < 0 || check_program(o.prog[0], o.ranks) < 0)
     return 1;
   const char *mpirun = getenv("HCC_MPIRUN");
   char *path = hcc_find_program(mpirun && *mpirun ? mpirun : "mpirun");

@@ -43,7 +43,7 @@ static value_t values[MAX_SETTINGS];
 static size_t nsettings;
 static const setting_t *tables[MAX_TABLES];
 static int ntables;
-static int parsed;
+static int parsed; /* hcrt__config_init ran */
 
 static int parse_value(const setting_t *st, const char *text, value_t *out);
 static void report_bad(const setting_t *st, const char *text);
@@ -318,17 +318,19 @@ static void warn_unknown(const char *var)
                   name);
 }
 
+/* Parsed once: a bad value is reported once, whoever asks again (the
+ * start-up asks before and after it knows whether to re-execute). */
 hcrt_status_t hcrt__config_init(void)
 {
-    hcrt_status_t status = HCRT_OK;
+    static hcrt_status_t status = HCRT_OK;
 
     base_rows_add();
     if (parsed)
-        return HCRT_OK;
+        return status;
+    parsed = 1;
     for (size_t i = 0; i < nsettings; i++)
         if (parse_env(i) < 0)
             status = HCRT_ERR_INVALID;
-    parsed = (status == HCRT_OK);
     return status;
 }
 

@@ -155,6 +155,7 @@ void *__kmpc_task_reduction_get_th_data(int32_t gtid, void *tg, void *d);
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
 int omp_get_max_threads(void);
+size_t kmp_get_stacksize_s(void); /* libomp extension: OMP_STACKSIZE */
 void omp_set_num_threads(int n);
 int omp_get_num_procs(void);
 int omp_in_parallel(void);

@@ -1,16 +1,23 @@
 /*
  * stats.h - the end-of-run statistics report (internal).
  *
- * Modules register a section printer; with HCRT_STATS=1 the head prints all
- * sections as one table at exit, after the workers' per-node figures
- * reached it (obs_report.c). Counters themselves live in each module.
+ * Modules register a section printer; at exit the head prints the sections
+ * as one table, after the workers' per-node figures reached it (libhcrt's
+ * obs_report.c): with HCRT_STATS=1 those that have something to say, with
+ * HCRT_STATS=all every one. Counters themselves live in each module.
  */
 #ifndef HCRT_STATS_H
 #define HCRT_STATS_H
 
 #include <stdio.h>
 
-typedef void (*hcrt_stats_print_cb)(FILE *out, void *arg);
+/* Prints a section's lines to `out`; returns non-zero when they say
+ * something (a count that is not zero, a decision, ...). */
+typedef int (*hcrt_stats_print_cb)(FILE *out, void *arg);
+
+enum { HCRT_STATS_OFF = 0, HCRT_STATS_SOME = 1, HCRT_STATS_ALL = 2 };
+/* HCRT_STATS as one of the three (it also reads 0/1 as booleans do). */
+int hcrt__stats_level(void);
 
 /* HCRT_STATS, or anything else that needs the counters (HCRT_TRACE): set
  * by the start-up, cached for hot paths. */

@@ -14,6 +14,7 @@
 #include "base/bell.h"
 #include <mpi.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -30,7 +31,9 @@ enum {
     PG_INV = 0, /* PROT_NONE: no valid copy here */
     PG_RO,      /* PROT_READ: valid copy */
     PG_RW,      /* PROT_READ|WRITE: non-home with a twin, or home written */
-    PG_BUSY     /* a thread is changing it: wait for dsm.gen */
+    PG_BUSY,    /* a thread is changing it: wait for dsm.gen */
+    PG_GUARD    /* home only: guard page below a stack (stacks.c), PROT_NONE
+                   for good: touching it is a stack overflow */
 };
 /* Page flags. */
 enum {
@@ -110,6 +113,8 @@ struct dsm_state {
     /* settings */
     int home_policy;
     size_t block_pages, prefetch_max, slice_pages;
+    /* the stack region at the top of every slice (stacks.c; 0: none) */
+    size_t stack_pages;
     int classify;
     uint64_t spin_ns; /* service thread polls this long after work */
     int shm_mode;     /* HCRT_DSM_SHM: SHM_AUTO, SHM_OFF or SHM_ON */
@@ -140,6 +145,21 @@ long hcrt__dsm_page_index(uintptr_t p, dsm_area_t **area);
 dsm_area_t *hcrt__dsm_area_of_page(size_t idx);
 uintptr_t hcrt__dsm_page_addr(size_t idx);
 char *hcrt__dsm_page_alias(size_t idx);
+
+/* ---- stacks.c ---- */
+/* Is page idx in a rank's stack region (homed on the slice owner, pinned
+ * read-write there)? */
+static inline int hcrt__dsm_in_stacks(size_t idx)
+{
+    return dsm.stack_pages && idx < (size_t)dsm.size * dsm.slice_pages &&
+           idx % dsm.slice_pages >= dsm.slice_pages - dsm.stack_pages;
+}
+/* Collective part of hcrt__dsm_init: agrees on the region's size. */
+hcrt_status_t hcrt__dsm_stacks_init(void);
+void hcrt__dsm_stacks_fini(void);
+/* For the fault report: the stack block whose guard holds addr; 0 if none. */
+int hcrt__dsm_stack_guarded(uintptr_t addr, uintptr_t *lo, size_t *size,
+                            const char **who, const char **hint);
 
 /* ---- home.c ---- */
 /* Home of page `idx`; may ask the directory through the service thread
@@ -318,5 +338,12 @@ void hcrt__dsm_seq_copy(char *dst, const char *src, dsm_dir_t *d, size_t n);
 /* ---- fault.c ---- */
 hcrt_status_t hcrt__dsm_fault_install(void);
 void hcrt__dsm_fault_uninstall(void);
+/* ---- fault_report.c ---- */
+void hcrt__dsm_fault_report_init(void);
+/* The rank's one report of a fatal fault: prints it and returns 1 (hand
+ * the signal to the previous handler), or, for any later fault of the
+ * rank, restores the default action and returns 0 (the access repeats and
+ * kills). */
+int hcrt__dsm_fault_report(int sig, siginfo_t *si, void *uc, const char *why);
 
 #endif /* HCRT_DSM_INT_H */

@@ -186,6 +186,8 @@ static void live_add(size_t first, size_t n)
 static int home_fault(size_t idx, int is_write)
 {
     uint8_t st = atomic_load(&dsm.pages[idx].state);
+    if (st == PG_GUARD)
+        return 1; /* a stack's guard (stacks.c): never accessible */
     if (st == PG_BUSY) {
         hcrt__dsm_wait_page(idx);
         return 0;
@@ -703,7 +705,7 @@ hcrt_status_t hcrt__dsm_make_resident(void *p, size_t len, int for_write)
             continue; /* ordinary memory: nothing to do */
         for (;;) {
             uint8_t st = atomic_load(&dsm.pages[idx].state);
-            if (st == PG_RW || (st == PG_RO && !for_write))
+            if (st == PG_RW || (st == PG_RO && !for_write) || st == PG_GUARD)
                 break;
             hcrt__dsm_resolve((size_t)idx, for_write);
         }
@@ -715,7 +717,9 @@ hcrt_status_t hcrt__dsm_make_resident(void *p, size_t len, int for_write)
 
 static int retirable(size_t p, uint64_t me, uint64_t src)
 {
+    /* never a stack page: its home writes it unseen (stacks.c) */
     return !(atomic_load(&dsm.pages[p].flags) & PF_HTRY) &&
+           !hcrt__dsm_in_stacks(p) &&
            atomic_load(&dsm.pages[p].state) == PG_RW &&
            atomic_load(&dsm.dir[p].writers) == me &&
            (atomic_load(&dsm.dir[p].readers) & src);

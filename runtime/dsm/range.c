@@ -12,6 +12,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/personality.h>
+#include <sys/prctl.h>
 #include <unistd.h>
 
 #include "base/log.h"
@@ -26,13 +27,20 @@ static int npending;
 
 #define NO_ASLR_MARK "HCRT_DSM_REEXECED"
 
+/* Execs /proc/self/exe again with randomisation off. The kernel names a
+ * process after the file it execs ("exe" here), which ps, top, pgrep and
+ * job managers show: the process's own name travels in the environment
+ * mark and is set back in the second life. */
 void hcrt__dsm_prepare_address_space(int argc, char **argv)
 {
     (void)argc;
     const char *off = getenv("HCRT_DSM_NO_ASLR");
     if (off && off[0] == '0')
         return;
-    if (getenv(NO_ASLR_MARK)) { /* second life: done (or it did not stick) */
+    const char *mark = getenv(NO_ASLR_MARK);
+    if (mark) { /* second life: done (or it did not stick) */
+        if (*mark)
+            prctl(PR_SET_NAME, mark);
         unsetenv(NO_ASLR_MARK);
         return;
     }
@@ -41,9 +49,13 @@ void hcrt__dsm_prepare_address_space(int argc, char **argv)
         return;
     if (personality(pers | ADDR_NO_RANDOMIZE) == -1)
         return;
-    setenv(NO_ASLR_MARK, "1", 1);
+    char name[17] = {0}; /* the kernel's 16 bytes, terminated */
+    if (prctl(PR_GET_NAME, name) != 0)
+        name[0] = '\0';
+    setenv(NO_ASLR_MARK, name, 1);
     execv("/proc/self/exe", argv);
     /* exec failed: run with randomisation; init checks addresses match. */
+    unsetenv(NO_ASLR_MARK);
     hcrt_warn(HCRT_MOD_DSM,
               "could not re-execute /proc/self/exe without address "
               "randomisation (%s); globals may map differently per rank",
@@ -242,7 +254,9 @@ void hcrt__dsm_range_fini(void)
     /* The range stays mapped, plain read-write memory with this rank's
      * last view: C++ destructors of globals run after shutdown and read
      * their objects (a global std::map's nodes, a global stream's buffer
-     * to flush), and so does glibc's exit code. */
+     * to flush), and so does glibc's exit code; threads may still run on
+     * this rank's stacks (stacks.c) - the head's main calling exit(),
+     * libomp's threads until libomp's own exit handler. */
     if (dsm.nareas > 0)
         mprotect((void *)dsm.areas[0].base, dsm.areas[0].len,
                  PROT_READ | PROT_WRITE);

@@ -11,8 +11,9 @@
  * others in a DSM barrier (release, barrier, acquire).
  *
  * Regions stay local (as on one node) when they are HEAD regions, nested,
- * forked by a worker, or carry more arguments than a command holds, and
- * between refreshes when their loops all run on the head (local_tab).
+ * forked by a worker, or carry more arguments than a command holds. The
+ * others run on all nodes or on the head alone, as region placement
+ * chooses per call (cluster_place.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -33,14 +34,16 @@
 #include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
+#include "libhcrt/cluster_place.h"
 #include "libhcrt/heap.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
+#include "sched/pool_xchg.h"
 
 #define CMD_MAX_ARGS 64
 #define NSLOTS 4096 /* per-construct DSM words (dynamic loops) */
 
-enum { CMD_FORK = 1, CMD_EXIT = 2 };
+enum { CMD_FORK = 1, CMD_EXIT = 2, CMD_TLS = 3 };
 
 typedef struct fork_cmd {
     int32_t op;
@@ -50,6 +53,7 @@ typedef struct fork_cmd {
     int32_t sched_kind, sched_chunk; /* the head's run-sched ICV */
     int32_t hint_kind, hint_pct;     /* schedule hint for the team (loops.c) */
     uint32_t payload; /* bytes of head TLS that follow in a second bcast */
+    int32_t tls_push; /* the threads' threadprivate images follow */
     uint64_t region_id;
     hcrt_ident_t *loc; /* same address in every rank (same binary, no ASLR) */
     void *args[CMD_MAX_ARGS];
@@ -78,25 +82,8 @@ static int worker_done;            /* the head told this worker to leave */
 static _Thread_local uint32_t ws_seq;
 
 static struct {
-    uint64_t forks, head_only, single_local, fork_ns, join_ns;
+    uint64_t forks, head_only, placed_head, fork_ns, join_ns;
 } counters;
-
-/* Regions whose loops all run on the head (HetProbe's stable single-node
- * decisions for node 0) are forked on the head alone, with the head's own
- * team as on one node, except every local_refresh-th fork,
- * which goes to all nodes so the loops meet their probe cache again (a
- * drift, a resting node's probe). LU's 383 short loops per call otherwise
- * pay a cross-node fork and join each for loops that run on the head: 2-4x
- * the loops' own time with a slow worker. Filled by the head only. */
-#define LOCAL_SLOTS 256
-static struct {
-    uint64_t id;
-    uint32_t since; /* forks kept local since the last one to all nodes */
-    uint8_t used, ok;
-} local_tab[LOCAL_SLOTS];
-static int local_refresh; /* HCRT_SCHED_LOCAL_REFRESH, read at init */
-/* This rank's notes on the loops of the running cluster region. */
-static atomic_int rl_loops, rl_away;
 
 /* "file:line (function)" from clang's ";file;function;line;col;;", or
  * "an unknown place" (clang leaves some constructs without a location). */
@@ -380,7 +367,7 @@ static void add_global_areas(void)
     }
 }
 
-static void print_cluster(FILE *out, void *arg);
+static int print_cluster(FILE *out, void *arg);
 
 void hcrt__cluster_init(void)
 {
@@ -389,6 +376,7 @@ void hcrt__cluster_init(void)
 
     add_global_areas();
     hcrt__arena_share(comm); /* memory allocated before main */
+    hcrt__mainstack_reserve();
     if (hcrt__dsm_init(comm) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "the DSM could not start (see above)");
     hcrt__cluster_heap_lo = (uintptr_t)hcrt__dsm_base();
@@ -396,6 +384,7 @@ void hcrt__cluster_init(void)
     MPI_Comm_dup(comm, &fork_comm);
     MPI_Comm_dup(comm, &reduce_comm);
     MPI_Comm_dup(comm, &sched_comm);
+    hcrt__cl_xchg_init(sched_comm); /* the probe exchanges (sched/) */
     node_default = calloc((size_t)size, sizeof(int));
     if (!node_default)
         hcrt_fatal(HCRT_MOD_CORE, "out of memory at start-up");
@@ -408,10 +397,11 @@ void hcrt__cluster_init(void)
             hcrt_fatal(HCRT_MOD_CORE, "out of DSM memory at start-up");
     }
     MPI_Bcast(&slots, sizeof(slots), MPI_BYTE, 0, comm);
-    local_refresh = (int)hcrt__config_int("HCRT_SCHED_LOCAL_REFRESH");
     hcrt__cancel_init();
+    hcrt__cluster_place_init();
     hcrt__stats_register("cluster", print_cluster, NULL);
     hcrt__cluster_on = 1;
+    hcrt__threads_init(); /* libomp's threads on DSM stacks from now on */
     hcrt_debug(HCRT_MOD_CORE, "cluster mode: %d nodes, %d threads in all", size,
                default_total);
 }
@@ -432,18 +422,18 @@ MPI_Comm hcrt__cluster_reduce_comm(void)
     return reduce_comm;
 }
 
-MPI_Comm hcrt__cluster_sched_comm(void)
-{
-    return sched_comm;
-}
-
 /* ---- fork / join -----------------------------------------------------------
  */
 
-/* This node's share of a team of `total` threads. */
-static void team_of(int total, hcrt_cluster_team_t *t)
+MPI_Comm hcrt__cluster_fork_comm(void)
 {
-    int size = hcrt__size(), rank = hcrt__rank(), base = 0;
+    return fork_comm;
+}
+
+/* Node `rank`'s share of a team of `total` threads. */
+void hcrt__cluster_team_of(int total, int rank, hcrt_cluster_team_t *t)
+{
+    int size = hcrt__size(), base = 0;
 
     if (total == default_total) {
         for (int r = 0; r < rank; r++)
@@ -471,7 +461,9 @@ static void cluster_entry(int32_t *gtid, int32_t *btid,
     in_region = 1;
     ws_seq = 0;
     hcrt__cancel_thread_enter();
+    hcrt__cluster_place_tls_enter(omp_get_thread_num());
     region->tramp(gtid, btid, args);
+    hcrt__cluster_place_tls_leave(omp_get_thread_num());
     uint32_t m = __atomic_load_n(&max_ws, __ATOMIC_RELAXED);
     while (ws_seq > m &&
            !__atomic_compare_exchange_n(&max_ws, &m, ws_seq, 1,
@@ -485,7 +477,7 @@ static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
 {
     int32_t gtid = __kmpc_global_thread_num(loc);
 
-    team_of(total, &hcrt__cluster_team);
+    hcrt__cluster_team_of(total, hcrt__rank(), &hcrt__cluster_team);
     region_active = 1;
     HCRT_OBS(hcrt__obs_region_begin(region));
     hcrt__dsm_region_begin(region->id);
@@ -496,6 +488,7 @@ static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     if (hcrt__dsm_barrier() != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed at the end of a region");
     hcrt__dsm_region_end(region->id);
+    hcrt__cluster_place_tls_done(total);
     HCRT_OBS(hcrt__obs_region_end(region));
     region_active = 0;
 }
@@ -553,25 +546,11 @@ static void recv_tls(fork_cmd_t *cmd)
             cmd->args[i] = buf + cmd->tls_off[i] - 1;
 }
 
-/* The slot of region id in local_tab (free or its own), -1 when full. */
-static int local_find(uint64_t id)
+void hcrt__cluster_request_tls(int total)
 {
-    for (int i = 0; i < LOCAL_SLOTS; i++) {
-        int k = (int)((id + (uint64_t)i) % LOCAL_SLOTS);
-        if (!local_tab[k].used || local_tab[k].id == id)
-            return k;
-    }
-    return -1;
-}
+    fork_cmd_t cmd = {.op = CMD_TLS, .total = total};
 
-/* Every thread of every cluster loop calls this: stores only on a change,
- * so the threads do not take the flags' cache line in turn at each loop. */
-void hcrt__cluster_note_loop(int on_head_alone)
-{
-    if (!atomic_load_explicit(&rl_loops, memory_order_relaxed))
-        atomic_store_explicit(&rl_loops, 1, memory_order_relaxed);
-    if (!on_head_alone && !atomic_load_explicit(&rl_away, memory_order_relaxed))
-        atomic_store_explicit(&rl_away, 1, memory_order_relaxed);
+    bcast_cmd(&cmd);
 }
 
 int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
@@ -580,8 +559,12 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     int32_t nt = pending_nt;
 
     pending_nt = 0;
-    if (!main_thread || omp_get_level() != 0 ||
-        region->kind != HCRT_REGION_CLUSTER ||
+    if (!main_thread || omp_get_level() != 0)
+        goto local;
+    uint64_t t0 = hcrt__now_ns();
+    hcrt__cluster_place_cycle(t0); /* the last call's cycle ends here */
+    hcrt__cluster_place_tls_drain();
+    if (region->kind != HCRT_REGION_CLUSTER ||
         __atomic_load_n(&teams_active, __ATOMIC_RELAXED) > 0)
         goto local;
     int total = nt > 0 ? nt : hcrt__cluster_max_threads();
@@ -596,22 +579,14 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         goto local;
     }
-    int lslot = local_refresh > 0 ? local_find(region->id) : -1;
-    if (lslot >= 0 && local_tab[lslot].used && local_tab[lslot].ok) {
-        if (++local_tab[lslot].since < (uint32_t)local_refresh) {
-            __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
-            __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
-            counters.single_local++;
-            /* the team the program asked for, else the head's own: as
-             * on one node */
-            nt = nt > 0 ? nt : req_total ? req_total : node_default[0];
-            goto local;
-        }
-        local_tab[lslot].since = 0;
+    if (hcrt__cluster_place_choose(region, total, t0) == HCRT_PLACE_HEAD) {
+        __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+        counters.placed_head++;
+        hcrt__cluster_place_run_head(loc, region, args, total);
+        return 1;
     }
-    atomic_store_explicit(&rl_loops, 0, memory_order_relaxed);
-    atomic_store_explicit(&rl_away, 0, memory_order_relaxed);
-    uint64_t t0 = hcrt__now_ns();
+    cmd.tls_push = hcrt__cluster_place_tls_push(total);
     memcpy(cmd.args, args, sizeof(void *) * (size_t)region->nargs);
     hcrt_omp_sched_t kind;
     omp_get_schedule(&kind, &cmd.sched_chunk);
@@ -624,18 +599,14 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     bcast_cmd(&cmd);
     if (cmd.payload)
         bcast_tls(&cmd, args);
+    if (cmd.tls_push)
+        hcrt__cluster_place_tls_send(total);
     uint64_t t1 = hcrt__now_ns();
     __atomic_fetch_add(&st->cluster, 1, __ATOMIC_RELAXED);
     run_region(loc, region, args, total);
     counters.forks++;
     counters.fork_ns += t1 - t0;
     counters.join_ns += hcrt__now_ns() - t1;
-    if (lslot >= 0) {
-        local_tab[lslot].id = region->id, local_tab[lslot].used = 1;
-        local_tab[lslot].ok =
-            atomic_load_explicit(&rl_loops, memory_order_relaxed) &&
-            !atomic_load_explicit(&rl_away, memory_order_relaxed);
-    }
     return 1;
 local:
     if (nt > 0)
@@ -672,8 +643,15 @@ int hcrt__cluster_worker_loop(void)
             worker_done = 1;
             return cmd.status;
         }
+        if (cmd.op == CMD_TLS) {
+            hcrt__cluster_place_tls_serve(cmd.total);
+            continue;
+        }
         if (cmd.payload)
             recv_tls(&cmd);
+        if (cmd.tls_push)
+            hcrt__cluster_place_tls_recv(cmd.total);
+        hcrt__cluster_place_tls_prepare(cmd.total);
         const hcrt_region_desc_t *region =
             hcrt__registry_region_by_id(cmd.region_id);
         if (!region || region->nargs != cmd.nargs)
@@ -717,18 +695,19 @@ void hcrt__cluster_head_exit(int status)
 {
     fork_cmd_t cmd = {.op = CMD_EXIT, .status = status};
 
+    hcrt__cluster_place_tls_drain();
     bcast_cmd(&cmd);
 }
 
-static void print_cluster(FILE *out, void *arg)
+static int print_cluster(FILE *out, void *arg)
 {
     (void)arg;
     fprintf(out,
             "cluster regions %" PRIu64 " on %d nodes (%d threads), kept on "
-            "the head %" PRIu64 " (%" PRIu64 " as their loops run there); "
+            "the head %" PRIu64 " (%" PRIu64 " placed there); "
             "fork %.1f us, run+join %.1f us on average\n",
             counters.forks, hcrt__size(), default_total, counters.head_only,
-            counters.single_local,
+            counters.placed_head,
             counters.forks
                 ? (double)counters.fork_ns * 1e-3 / (double)counters.forks
                 : 0.0,
@@ -753,4 +732,5 @@ static void print_cluster(FILE *out, void *arg)
                         s->cluster, s->head_only);
         }
     }
+    return counters.forks || counters.head_only || tree || locked;
 }

@@ -74,11 +74,12 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
 /* Per-thread sequence number of worksharing constructs in the current
  * cluster region (loops, single): keys of per-instance shared state. */
 uint32_t hcrt__cluster_next_ws(void);
-/* A cluster loop of the running region starts: on_head_alone when it runs
- * all its iterations on node 0 by a stable cached HetProbe decision. The
- * head keeps a region whose loops all do so on the head at later forks
- * (HCRT_SCHED_LOCAL_REFRESH). */
-void hcrt__cluster_note_loop(int on_head_alone);
+/* Node `rank`'s share of a team of `total` threads (base, local). */
+void hcrt__cluster_team_of(int total, int rank, hcrt_cluster_team_t *t);
+/* The fork/join communicator (commands, threadprivate images). */
+MPI_Comm hcrt__cluster_fork_comm(void);
+/* Head: asks every worker for its threads' threadprivate images. */
+void hcrt__cluster_request_tls(int total);
 /* A DSM word for per-instance state, indexed by sequence number. */
 uint64_t *hcrt__cluster_slot(uint32_t seq);
 
@@ -92,8 +93,6 @@ void hcrt__cluster_unlock(uint64_t id);
 
 /* Communicator of the cross-node reduction tree (reduce.c). */
 MPI_Comm hcrt__cluster_reduce_comm(void);
-/* Communicator of the HetProbe probe exchanges (cluster_sched.c). */
-MPI_Comm hcrt__cluster_sched_comm(void);
 /* Reductions of this rank by method: cross-node tree, or under a lock. */
 void hcrt__cluster_reduce_counts(uint64_t *tree, uint64_t *locked);
 

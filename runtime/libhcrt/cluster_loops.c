@@ -10,7 +10,7 @@
  * - static with HCRT_SCHED_CSR: node k gets a contiguous range weighted by
  *   its CSR x threads (the same weights for every loop), balanced blocks
  *   inside the node; still a function of the trip count alone.
- * - dynamic and guided: node pools (cluster_sched.c) refilled in blocks
+ * - dynamic and guided: node pools (runtime/sched/pool.c) refilled in blocks
  *   from a counter in DSM memory per loop instance, advanced with DSM
  *   compare-and-swap at its home. The word holds the instance's tag (the
  *   thread's construct number in the region) in its top 24 bits and the
@@ -18,7 +18,7 @@
  *   reads as "start at 0", and a later tag as "this loop is done". Ordered
  *   loops claim single chunks from the counter directly.
  * - hetprobe / hetprobe_i (schedule(runtime) with a hint or OMP_SCHEDULE,
- *   schedule(auto) by HCRT_SCHED_DEFAULT): cluster_sched.c.
+ *   schedule(auto) by HCRT_SCHED_DEFAULT): runtime/sched/pool.c, hp_*.c.
  * - ordered: a second DSM word per ordered loop holds the next iteration
  *   whose ordered region may run (same tag scheme); a thread waits for its
  *   iteration's turn, acquires, runs, releases and passes the turn on. An
@@ -37,9 +37,9 @@
 #include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
-#include "libhcrt/cluster_sched.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
+#include "sched/pool.h"
 
 #define ITER_BITS 40
 #define ITER_MASK ((UINT64_C(1) << ITER_BITS) - 1)
@@ -108,9 +108,11 @@ static void static_block(uint64_t trip, uint64_t tid, uint64_t *first,
     uint64_t T = (uint64_t)hcrt__cluster_team.total;
 
     if (hcrt__cl_static_weighted()) {
-        int nn = hcrt__size(), me = hcrt__rank();
+        int nn = hcrt__size(), me = hcrt__rank(), thr[nn];
         uint64_t start[nn + 1];
-        hcrt__cl_static_split(trip, start);
+        for (int k = 0; k < nn; k++)
+            thr[k] = hcrt__cluster_node_threads(k);
+        hcrt__cl_static_split(trip, nn, thr, start);
         uint64_t L = (uint64_t)hcrt__cluster_team.local;
         uint64_t lt = tid - (uint64_t)hcrt__cluster_team.base;
         uint64_t len = start[me + 1] - start[me];
@@ -137,7 +139,6 @@ void hcrt__cl_static_init(hcrt_ident_t *loc, int32_t sched, int32_t *plast,
     uint64_t lb = *plo, trip = trip_count(lb, *phi, incr, sgn, width);
     int last = 0;
 
-    hcrt__cluster_note_loop(0);
     if (hcrt__cancel_on)
         hcrt__cancel_ws_begin();
 
@@ -209,6 +210,26 @@ static uint64_t claim_seq(hcrt_ident_t *loc, uint64_t trip, const char *what)
     return seq;
 }
 
+/* This node's pool of the loop instance disp.tag: the sequence numbers of
+ * its probe windows claimed after the tag, the cluster team described to
+ * the scheduler, and the loop noted with where its pool runs it. */
+static hcrt__cl_pool_t *pool_join(hcrt_ident_t *loc, int kind, uint64_t chunk,
+                                  int pct)
+{
+    int nn = hcrt__size(), thr[nn];
+    hcrt__cl_team_t team = {nn, hcrt__rank(), hcrt__cluster_team.local,
+                            hcrt__cluster_team.total, thr};
+
+    for (int k = 0; k < nn; k++)
+        thr[k] = hcrt__cluster_node_threads(k);
+    for (int i = hcrt__cl_pool_windows(kind, disp.trip, pct, team.total); i > 0;
+         i--)
+        (void)hcrt__cluster_next_ws(); /* one sequence number (tag) a window */
+    hcrt__cl_pool_t *p = hcrt__cl_pool_join(
+        loc, kind, (uint32_t)disp.tag, disp.trip, chunk, pct, &team, disp.slot);
+    return p;
+}
+
 void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
                             uint64_t ub, int64_t incr, int64_t chunk, int sgn,
                             int width)
@@ -240,8 +261,6 @@ void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
     disp.chunk = chunk > 0 ? (uint64_t)chunk : 1;
     if (pool >= HCRT_CLP_HETPROBE && ordered)
         pool = -1, s = KMP_SCH_DYNAMIC_CHUNKED; /* ordered: turns serialise */
-    if (pool < HCRT_CLP_HETPROBE) /* HetProbe's pools note their decision */
-        hcrt__cluster_note_loop(0);
     if (pool >= HCRT_CLP_HETPROBE)
         disp.kind = D_DYNAMIC;
     else if (s == KMP_SCH_STATIC_CHUNKED)
@@ -260,9 +279,7 @@ void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
             if (pool < 0)
                 pool =
                     disp.kind == D_GUIDED ? HCRT_CLP_GUIDED : HCRT_CLP_DYNAMIC;
-            disp.pool =
-                hcrt__cl_pool_join(loc, pool, (uint32_t)disp.tag, disp.trip,
-                                   chunk > 0 ? disp.chunk : 0, pct);
+            disp.pool = pool_join(loc, pool, chunk > 0 ? disp.chunk : 0, pct);
         }
     }
     if (ordered) {

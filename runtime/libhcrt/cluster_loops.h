@@ -51,5 +51,10 @@ void hcrt__loops_cancel_drain(hcrt_ident_t *loc, int32_t gtid);
 int hcrt__loops_take_hint(int *percent);
 void hcrt__loops_take_region_hint(int32_t *kind, int32_t *percent);
 void hcrt__loops_set_region_hint(int32_t kind, int32_t percent);
+/* loops.c: OMP_SCHEDULE=hetprobe[_i][,pct] seen at start-up, and
+ * HCRT_SCHED_DEFAULT for schedule(auto). Returns the pool kind (sched/pool.h;
+ * and the OMP_SCHEDULE percentage in *pct, if any), or -1 for "a plain
+ * schedule" with *plain set to the KMP schedule to use. */
+int hcrt__cl_sched_default(int32_t *plain, int *pct);
 
 #endif /* HCRT_CLUSTER_LOOPS_H */

@@ -7,6 +7,7 @@
 #ifndef HCRT_CORE_H
 #define HCRT_CORE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -31,6 +32,29 @@ static inline void hcrt__runtime_ensure(void)
         hcrt__runtime_lazy_init();
 }
 
+/* --- mainstack.c: main threads on DSM stacks (cluster mode) ------------ */
+/* Before MPI and libomp start, in a cluster job: settings libomp must see. */
+void hcrt__mainstack_prepare(void);
+/* Before the DSM starts: reserves the stack region (HCRT_STACK_*). */
+void hcrt__mainstack_reserve(void);
+/* The head: runs the user's main on its DSM stack with argv and the
+ * environment copied there (or directly, outside cluster mode). */
+int hcrt__mainstack_run_main(hcrt_main_fn_t fn, int argc, char **argv,
+                             char **envp);
+/* A worker: runs its command loop on its DSM stack, its original stack
+ * protected meanwhile. */
+int hcrt__mainstack_run_worker(int (*loop)(void));
+
+/* --- stack.c: the arena of escaping stack slots -------------------------- */
+void hcrt__stack_each_chunk(void (*fn)(void *p, size_t len));
+
+/* --- threads.c: libomp's threads on DSM stacks, fork() off them -------- */
+/* After cluster start-up: decides whether libomp's new threads get DSM
+ * stacks (cluster mode, HCRT_STACK_THREADS). */
+void hcrt__threads_init(void);
+/* Bytes of DSM memory the stacks of libomp's threads may need here. */
+size_t hcrt__threads_stack_budget(void);
+
 /* --- registry.c: modules, regions, kernels ------------------------------ */
 typedef struct hcrt_region_stats {
     const hcrt_region_desc_t *desc;
@@ -44,8 +68,9 @@ typedef struct hcrt_region_stats {
 
 typedef struct hcrt_kernel_stats {
     const hcrt_kernel_desc_t *desc;
-    uint64_t launches;
-    uint64_t time_ns;
+    uint64_t launches;  /* all, updated atomically */
+    uint64_t offloaded; /* of which a worker node ran */
+    uint64_t time_ns;   /* of the launches run on the head */
 } hcrt_kernel_stats_t;
 
 /* The stats slot of `region`, created on first use. Never NULL. */
@@ -56,6 +81,8 @@ void hcrt__registry_stats_init(void);
 uint32_t hcrt__registry_num_modules(void);
 const hcrt_module_desc_t *hcrt__registry_module(uint32_t i);
 const hcrt_region_desc_t *hcrt__registry_region_by_id(uint64_t id);
+/* Parallel regions forked so far on this rank (counted with HCRT_STATS). */
+uint64_t hcrt__registry_forks(void);
 
 /* --- loops.c, target.c, stack.c, heap.c: their stats sections ----------- */
 void hcrt__loops_stats_init(void);

@@ -83,7 +83,7 @@ static hcrt_status_t settings_init(void)
                                   "or unset them");
     if (hcrt__log_init(hcrt__config_string("HCRT_LOG")) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "invalid HCRT_LOG (see above)");
-    hcrt__stats_on = hcrt__config_bool("HCRT_STATS");
+    hcrt__stats_on = hcrt__stats_level() != HCRT_STATS_OFF;
     return HCRT_OK;
 }
 
@@ -328,18 +328,22 @@ HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
     if (!user_main)
         hcrt_fatal(HCRT_MOD_CORE, "internal error: __hcrt_main without main");
     mode = MODE_MAIN;
+    hcrt__node_early(); /* messages about settings name the rank */
+    hcrt__log_set_identity(launcher_rank(), hcrt__hostname());
     hcrt__settings_register();
     cluster_wanted = launcher_size() > 1 && hcrt__config_init() == HCRT_OK &&
                      hcrt__config_bool("HCRT_CLUSTER");
     /* Before MPI maps anything: identical addresses in every rank. */
-    if (cluster_wanted)
+    if (cluster_wanted) {
         hcrt__dsm_prepare_address_space(argc, argv);
+        hcrt__mainstack_prepare();
+    }
     hcrt__runtime_init(&argc, &argv);
     if (rank == 0) {
         hcrt__cluster_set_main_thread();
-        return user_main(argc, argv, envp);
+        return hcrt__mainstack_run_main(user_main, argc, argv, envp);
     }
     if (hcrt__cluster_on)
-        worker_exit(hcrt__cluster_worker_loop());
+        worker_exit(hcrt__mainstack_run_worker(hcrt__cluster_worker_loop));
     return worker_wait_status();
 }

@@ -21,9 +21,9 @@
 #include "base/stats.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
-#include "libhcrt/cluster_sched.h"
 #include "libhcrt/core.h"
 #include "libhcrt/observe.h"
+#include "sched/pool.h"
 
 HCRT_ABI_EXPORT volatile int32_t __hcrt_migrate_pending = 0;
 
@@ -448,7 +448,7 @@ HCRT_ABI_EXPORT void __hcrt_migration_point(hcrt_ident_t *loc, int32_t gtid)
     __atomic_fetch_add(&counters.migration_points, 1, __ATOMIC_RELAXED);
 }
 
-static void print_loops(FILE *out, void *arg)
+static int print_loops(FILE *out, void *arg)
 {
     (void)arg;
     fprintf(out,
@@ -461,6 +461,8 @@ static void print_loops(FILE *out, void *arg)
             "schedule hints: hetprobe %" PRIu64 ", hetprobe_i %" PRIu64 "\n",
             counters.hints[1], counters.hints[2]);
     fprintf(out, "migration points %" PRIu64 "\n", counters.migration_points);
+    return counters.dispatch_inits || counters.hints[1] || counters.hints[2] ||
+           counters.migration_points;
 }
 
 void hcrt__loops_stats_init(void)

@@ -154,8 +154,13 @@ static void loop_where(const char *key, char *buf, size_t len)
              (int)(ln - fn - 1 < 60 ? ln - fn - 1 : 60), fn + 1);
 }
 
-static void print_nodes(FILE *out, void *arg)
+/* Says something when the program forked a parallel region (the team
+ * sizes matter), a node ran a cluster region or recorded trace events, or
+ * a node sent no figures. */
+static int print_nodes(FILE *out, void *arg)
 {
+    int said = hcrt__registry_forks() > 0;
+
     (void)arg;
     fprintf(out, "%-4s %-16s %7s %-26s %6s %8s %11s %6s %9s %10s %10s %9s\n",
             "node", "host", "threads", "(why)", "cores", "regions", "region ms",
@@ -164,8 +169,10 @@ static void print_nodes(FILE *out, void *arg)
         const node_row_t *n = &nodes[i];
         if (!n->present) {
             fprintf(out, "%-4d (no figures from this node)\n", i);
+            said = 1;
             continue;
         }
+        said |= n->calls || n->events;
         char cores[24];
         snprintf(cores, sizeof(cores), "%d/%d", n->avail, n->cores);
         fprintf(out,
@@ -179,9 +186,10 @@ static void print_nodes(FILE *out, void *arg)
                 (double)n->diff / 1024.0, n->events,
                 n->dropped ? " (some dropped)" : "");
     }
+    return said;
 }
 
-static void print_regions(FILE *out, void *arg)
+static int print_regions(FILE *out, void *arg)
 {
     (void)arg;
     fprintf(out, "%-16s %-26s %-22s %4s %8s %11s %9s %10s\n", "region id",
@@ -203,9 +211,10 @@ static void print_regions(FILE *out, void *arg)
                     (double)v[1] * 1e-6, v[2], (double)v[3] / 1048576.0);
         }
     }
+    return regions.n > 0;
 }
 
-static void print_loops(FILE *out, void *arg)
+static int print_loops(FILE *out, void *arg)
 {
     (void)arg;
     fprintf(out, "%-40s %8s %12s %10s  %s\n", "loop", "calls", "iterations",
@@ -229,6 +238,7 @@ static void print_loops(FILE *out, void *arg)
                     r->v[k * 4 + 2]);
         fprintf(out, "\n");
     }
+    return loops.n > 0;
 }
 
 /* ---- gathering ------------------------------------------------------------
@@ -315,7 +325,7 @@ static void head_finish(char **parts, size_t *lens, int want_trace_any)
         if (loops.n)
             hcrt__stats_register("cluster loops per node", print_loops, NULL);
     }
-    if (hcrt__config_bool("HCRT_STATS"))
+    if (hcrt__stats_level() != HCRT_STATS_OFF)
         hcrt__stats_report_final(stderr);
     if (hcrt__trace_on) {
         const char *path = hcrt__config_string("HCRT_TRACE");
@@ -342,7 +352,7 @@ void hcrt__obs_fini(void)
     MPI_Comm comm = hcrt__comm_world();
     if (!inited || fin || comm == MPI_COMM_NULL)
         return;
-    mine = (hcrt__config_bool("HCRT_STATS") ? 1 : 0) | (hcrt__trace_on ? 2 : 0);
+    mine = (hcrt__stats_level() != HCRT_STATS_OFF) | (hcrt__trace_on ? 2 : 0);
     MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_BOR, comm);
     if (!all)
         return;

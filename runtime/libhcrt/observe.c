@@ -63,7 +63,7 @@ void hcrt__obs_init(void)
 
     me.start_ns = hcrt__now_ns();
     hcrt__trace_on = trace && *trace;
-    hcrt__obs_on = hcrt__config_bool("HCRT_STATS") || hcrt__trace_on;
+    hcrt__obs_on = hcrt__stats_level() != HCRT_STATS_OFF || hcrt__trace_on;
     if (hcrt__trace_on)
         hcrt__trace_init();
 }

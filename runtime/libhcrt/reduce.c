@@ -67,6 +67,12 @@ static void stack_bounds(void)
 
     if (stk_hi)
         return;
+    /* A main thread on a DSM stack (mainstack.c): glibc still reports its
+     * original stack. */
+    if (hcrt__dsm_stack_find(&a, &lo, &len)) {
+        stk_lo = (uintptr_t)lo, stk_hi = (uintptr_t)lo + len;
+        return;
+    }
     if (pthread_getattr_np(pthread_self(), &a) != 0)
         hcrt_fatal(HCRT_MOD_CORE, "cannot find the thread's stack");
     if (pthread_attr_getstack(&a, &lo, &len) == 0)

@@ -195,6 +195,16 @@ static size_t collect_regions(hcrt_region_stats_t ***out)
     return v ? n : 0;
 }
 
+uint64_t hcrt__registry_forks(void)
+{
+    uint64_t n = 0;
+
+    for (size_t b = 0; b < NBUCKETS; b++)
+        for (region_node_t *r = regions[b]; r; r = r->next)
+            n += __atomic_load_n(&r->st.forks, __ATOMIC_RELAXED);
+    return n;
+}
+
 static const char *base_name(const char *path)
 {
     const char *slash = path ? strrchr(path, '/') : NULL;
@@ -230,7 +240,7 @@ static void region_where(const hcrt_region_stats_t *s, char *buf, size_t len)
     snprintf(buf, len, "%s:%d", base_name(file), atoi(ln + 1));
 }
 
-static void print_regions(FILE *out, void *arg)
+static int print_regions(FILE *out, void *arg)
 {
     hcrt_region_stats_t **v;
     size_t n = collect_regions(&v);
@@ -258,25 +268,32 @@ static void print_regions(FILE *out, void *arg)
     fprintf(out, "%-18s %-28s %-24s %-7s %10" PRIu64 " %8s %12.3f\n", "total",
             "", "", "", forks, "", (double)t * 1e-6);
     free(v);
+    return forks > 0;
 }
 
-static void print_kernels(FILE *out, void *arg)
+/* Every launch of a kernel, on the head (its host fallback, timed here) or
+ * offloaded to a worker node (timed there: "target offload"). */
+static int print_kernels(FILE *out, void *arg)
 {
-    uint64_t launches = 0, t = 0;
+    uint64_t launches = 0, offloaded = 0, t = 0;
 
     (void)arg;
-    fprintf(out, "%-18s %-44s %10s %12s\n", "kernel id", "name", "launches",
-            "time ms");
+    fprintf(out, "%-18s %-44s %10s %10s %12s\n", "kernel id", "name",
+            "launches", "offloaded", "head ms");
     for (size_t b = 0; b < NBUCKETS; b++)
         for (kernel_node_t *k = kernels[b]; k; k = k->next) {
             const hcrt_kernel_stats_t *s = &k->st;
-            fprintf(out, "%016" PRIx64 "   %-44.44s %10" PRIu64 " %12.3f\n",
+            fprintf(out,
+                    "%016" PRIx64 "   %-44.44s %10" PRIu64 " %10" PRIu64
+                    " %12.3f\n",
                     s->desc->id, s->desc->name ? s->desc->name : "?",
-                    s->launches, (double)s->time_ns * 1e-6);
-            launches += s->launches, t += s->time_ns;
+                    s->launches, s->offloaded, (double)s->time_ns * 1e-6);
+            launches += s->launches, offloaded += s->offloaded;
+            t += s->time_ns;
         }
-    fprintf(out, "%-18s %-44s %10" PRIu64 " %12.3f\n", "total", "", launches,
-            (double)t * 1e-6);
+    fprintf(out, "%-18s %-44s %10" PRIu64 " %10" PRIu64 " %12.3f\n", "total",
+            "", launches, offloaded, (double)t * 1e-6);
+    return launches > 0;
 }
 
 void hcrt__registry_stats_init(void)

@@ -7,8 +7,12 @@
  * 0 (any one thread is allowed, and it keeps the single's output on the
  * head); critical = libomp's critical, then a DSM lock named by its address.
  */
+#include <sched.h>
+
+#include "base/clock.h"
 #include "base/kmp_abi.h"
 #include "base/log.h"
+#include "base/node.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
@@ -140,9 +144,50 @@ HCRT_ABI_EXPORT void __hcrt_end_critical(hcrt_ident_t *loc, int32_t gtid,
     __kmpc_end_critical(loc, gtid, crit);
 }
 
+/* Threads that wait for a flag by spinning on flush (NPB LU's pipeline)
+ * hold their core until the scheduler's tick when the threads of this
+ * host outnumber its cores: the thread that would set the flag waits for
+ * that core. A thread whose flushes come less than SPIN_GAP_NS apart,
+ * SPIN_CALLS times in a row, yields at each further one while the host
+ * is oversubscribed (this team x the ranks on this host > the cores this
+ * process may use). */
+#define SPIN_GAP_NS 5000
+#define SPIN_CALLS 16
+static _Thread_local uint64_t flush_last;
+static _Thread_local uint32_t flush_quick;
+static int host_cores;
+
+static int oversubscribed(void)
+{
+    if (!host_cores) {
+        cpu_set_t set;
+        int n =
+            sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+        __atomic_store_n(&host_cores, n > 0 ? n : 1, __ATOMIC_RELAXED);
+    }
+    const hcrt_node_info_t *ni = hcrt__node_info();
+    int ranks = ni && ni->local_size > 0 ? ni->local_size : 1;
+    return omp_get_num_threads() * ranks > host_cores;
+}
+
+static void flush_spin(void)
+{
+    uint64_t now = hcrt__now_ns();
+
+    if (now - flush_last > SPIN_GAP_NS)
+        flush_quick = 0;
+    flush_last = now;
+    if (++flush_quick > SPIN_CALLS && oversubscribed())
+        sched_yield();
+}
+
 HCRT_ABI_EXPORT void __hcrt_flush(hcrt_ident_t *loc)
 {
-    if (HCRT_UNLIKELY(hcrt__cluster_on))
+    /* Only cluster regions have peers writing at the same time: the head's
+     * sequential code and its head-alone calls see every node's writes
+     * since the last join. */
+    if (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here_outer())
         hcrt__dsm_acquire(); /* releases first */
     __kmpc_flush(loc);
+    flush_spin();
 }

@@ -102,8 +102,11 @@ HCRT_ABI_EXPORT int32_t __hcrt_target_kernel(
         return 1;
     }
     if (hcrt__num_devices() > 0 &&
-        hcrt__offload_kernel(loc, device_id, k->desc, args) == 0)
+        hcrt__offload_kernel(loc, device_id, k->desc, args) == 0) {
+        __atomic_fetch_add(&k->launches, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&k->offloaded, 1, __ATOMIC_RELAXED);
         return 0; /* ran (or, nowait, runs) on a worker node */
+    }
     if (args->num_args > MAX_STACK_PARAMS) {
         params = malloc(args->num_args * sizeof(void *));
         if (!params)
@@ -119,15 +122,17 @@ HCRT_ABI_EXPORT int32_t __hcrt_target_kernel(
     return 0;
 }
 
-static void print_target(FILE *out, void *arg)
+static int print_target(FILE *out, void *arg)
 {
     (void)arg;
     fprintf(out,
             "devices %d; kernels run by the caller's host fallback: "
             "unregistered %" PRIu64 ", wrong args version %" PRIu64 "\n",
             hcrt__num_devices(), unknown_kernels, bad_version);
-    hcrt__target_data_print(out);
-    hcrt__offload_print(out);
+    int said = unknown_kernels || bad_version;
+    said |= hcrt__target_data_print(out);
+    said |= hcrt__offload_print(out);
+    return said;
 }
 
 void hcrt__target_stats_init(void)

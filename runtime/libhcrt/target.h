@@ -26,6 +26,7 @@ enum {
 
 /* Whether device_id names the host device (the head on one node). */
 int hcrt__device_is_host(int64_t device_id);
-void hcrt__target_data_print(FILE *out);
+/* Prints the host device's mapping counts; non-zero if there were any. */
+int hcrt__target_data_print(FILE *out);
 
 #endif /* HCRT_TARGET_H */

@@ -233,9 +233,10 @@ HCRT_ABI_EXPORT void __hcrt_register_requires(int64_t flags)
     hcrt__offload_register_requires(flags);
 }
 
-void hcrt__target_data_print(FILE *out)
+int hcrt__target_data_print(FILE *out)
 {
     pthread_mutex_lock(&maps_lock);
+    int said = maps.begins || maps.ends || maps.updates || maps.n;
     fprintf(out,
             "data mapping on the host device: enter %" PRIu64 ", exit %" PRIu64
             " (delete %" PRIu64 ", unmatched %" PRIu64 "), update %" PRIu64
@@ -243,6 +244,7 @@ void hcrt__target_data_print(FILE *out)
             maps.begins, maps.ends, maps.deletes, maps.unmatched, maps.updates,
             maps.n);
     pthread_mutex_unlock(&maps_lock);
+    return said;
 }
 
 /* ---- omp_target_* on the host device ------------------------------------- */

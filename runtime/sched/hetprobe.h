@@ -298,7 +298,7 @@ double hcrt__probecache_work(const hcrt__probecache_t *pc, uint64_t loop,
 /* Whether the cluster's iteration rate moved between the windows of the
  * loop's last HetProbe-I call by HCRT_HP_DEAL_SPREAD or more (1), stayed
  * within it (0), or is unknown (-1): HetProbe-I deals a cross-node rest in
- * rounds only for such an irregular loop (libhcrt/cluster_hp.c). */
+ * rounds only for such an irregular loop (hp_window.c). */
 hcrt_status_t hcrt__probecache_set_irregular(hcrt__probecache_t *pc,
                                              uint64_t loop, int nnodes,
                                              int irregular);

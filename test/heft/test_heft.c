@@ -14,19 +14,9 @@
 #include <string.h>
 #include <time.h>
 
+#include "check.h"
 #include "sched/heft.h"
 #include "sim.h"
-
-static int fails;
-
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
-                    #cond);                                                    \
-            fails++;                                                           \
-        }                                                                      \
-    } while (0)
 
 #define CHECK_NEAR(a, b)                                                       \
     do {                                                                       \
@@ -34,7 +24,7 @@ static int fails;
         if (!(fabs(a_ - b_) <= 1e-3 * (fabs(b_) > 1 ? fabs(b_) : 1))) {        \
             fprintf(stderr, "%s:%d: %s = %.6f, expected %.6f\n", __FILE__,     \
                     __LINE__, #a, a_, b_);                                     \
-            fails++;                                                           \
+            check_failed();                                                           \
         }                                                                      \
     } while (0)
 
@@ -49,7 +39,7 @@ static double run(const hcrt_sched_policy_ops_t *ops, hcrt__taskgraph_t *g,
     OK(ops->schedule(g, cm, s));
     if (hcrt__heft_schedule_check(g, cm, s, why, sizeof(why)) != HCRT_OK) {
         fprintf(stderr, "%s: invalid schedule: %s\n", ops->name, why);
-        fails++;
+        check_failed();
     }
     return s->makespan;
 }
@@ -569,10 +559,7 @@ static void test_large(void)
     sim_graph_fini(&sg);
 }
 
-static const struct {
-    const char *name;
-    void (*fn)(void);
-} tests[] = {
+static const check_case_t tests[] = {
     {"topcuoglu", test_topcuoglu},
     {"checker", test_checker},
     {"degenerate", test_degenerate},
@@ -588,25 +575,10 @@ static const struct {
     {"fast_path", test_fast_path},
     {"bad_input", test_bad_input},
     {"large", test_large},
+    {NULL, NULL},
 };
 
 int main(int argc, char **argv)
 {
-    int ran = 0;
-    for (size_t i = 0; i < sizeof(tests) / sizeof(tests[0]); i++) {
-        int want = argc < 2;
-        for (int a = 1; a < argc; a++)
-            want |= strcmp(argv[a], tests[i].name) == 0;
-        if (!want)
-            continue;
-        int before = fails;
-        tests[i].fn();
-        printf("%s %s\n", fails == before ? "ok  " : "FAIL", tests[i].name);
-        ran++;
-    }
-    if (ran == 0) {
-        fprintf(stderr, "test_heft: no test named like that\n");
-        return 2;
-    }
-    return fails > 255 ? 255 : fails;
+    return check_run(argc, argv, tests);
 }

@@ -10,7 +10,7 @@
 
 #include "libhcrt/offload/offload_int.h"
 #include "ofl_sim.h"
-#include "test_util.h"
+#include "check.h"
 
 enum {
     TP = HCRT_OFL_MAP_TARGET_PARAM,
@@ -609,7 +609,7 @@ static void t_devices(void)
 
 int main(int argc, char **argv)
 {
-    static const t_case_t cases[] = {
+    static const check_case_t cases[] = {
         {"devices", t_devices},
         {"tofrom", t_tofrom},
         {"to_from_alloc", t_to_from_alloc},
@@ -626,8 +626,9 @@ int main(int argc, char **argv)
         {"update", t_update},
         {"alloc_written", t_alloc_written},
         {"written_all", t_written_all},
+        {NULL, NULL},
     };
     /* the cases above check OMPC's clause rule; written_all the default */
     hcrt__ofl_set_write_rule(HCRT_OFL_WRITES_CLAUSES);
-    return t_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(*cases)));
+    return check_run(argc, argv, cases);
 }

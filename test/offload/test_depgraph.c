@@ -4,7 +4,7 @@
  */
 #include "libhcrt/offload/depgraph.h"
 #include "libhcrt/offload/offload_int.h"
-#include "test_util.h"
+#include "check.h"
 
 static char mem[8][4096]; /* depend addresses: &mem[array][index] */
 #define ADDR(a, i) ((intptr_t)&mem[a][i])
@@ -51,7 +51,7 @@ static void expect(const int32_t (*exp)[2], int n)
     for (int i = 0; i < n; i++)
         if (!hcrt__dg_batch_has_edge(&b, exp[i][0], exp[i][1])) {
             fprintf(stderr, "missing edge %d -> %d\n", exp[i][0], exp[i][1]);
-            t_failures++;
+            check_failures++;
         }
 }
 
@@ -559,7 +559,7 @@ static void t_random_deps(void)
             if (!ok) {
                 fprintf(stderr, "seed %d: edge %d -> %d joins no conflict\n",
                         seed, fr, to);
-                t_failures++;
+                check_failures++;
             }
             reach[to][fr / 64] |= 1ULL << (fr % 64);
             for (int w = 0; w < (N + 63) / 64; w++)
@@ -574,7 +574,7 @@ static void t_random_deps(void)
                     if (conflict(kind[i][x], kind[j][x]) && !ordered) {
                         fprintf(stderr, "seed %d: %d -> %d not ordered\n", seed,
                                 i, j);
-                        t_failures++;
+                        check_failures++;
                     }
                     if (kind[i][x] == HCRT_OFL_DEP_MTX &&
                         kind[j][x] == HCRT_OFL_DEP_MTX && !ordered) {
@@ -610,7 +610,7 @@ static void t_classify(void)
 
 int main(int argc, char **argv)
 {
-    static const t_case_t cases[] = {
+    static const check_case_t cases[] = {
         {"chain", t_chain},
         {"fan_out_in", t_fan_out_in},
         {"fan_in", t_fan_in},
@@ -630,11 +630,12 @@ int main(int argc, char **argv)
         {"inputs", t_inputs},
         {"large", t_large},
         {"random_deps", t_random_deps},
+        {NULL, NULL},
     };
     /* edge volumes and HEFT inputs are checked under OMPC's clause rule
      * (the engine's default counts every kernel map as written) */
     hcrt__ofl_set_write_rule(HCRT_OFL_WRITES_CLAUSES);
-    int rc = t_main(argc, argv, cases, (int)(sizeof(cases) / sizeof(*cases)));
+    int rc = check_run(argc, argv, cases);
     hcrt__dg_batch_fini(&b);
     hcrt__dg_destroy(dg);
     return rc;

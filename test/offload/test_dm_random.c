@@ -9,7 +9,7 @@
 #include "libhcrt/offload/depgraph.h"
 #include "libhcrt/offload/offload_int.h"
 #include "ofl_sim.h"
-#include "test_util.h"
+#include "check.h"
 
 enum { NARR = 4, NEL = 32, MAXT = 14, MAXE = 3 };
 
@@ -221,7 +221,7 @@ static void place(const hcrt__dg_batch_t *b, int use_heft, int off)
         if (hcrt__heft_schedule_check(tg, cm, &s, why, sizeof(why)) !=
             HCRT_OK) {
             fprintf(stderr, "HEFT schedule invalid: %s\n", why);
-            t_failures++;
+            check_failures++;
         }
         for (int i = 0; i < b->ntasks; i++)
             node[i] = s.node[i];
@@ -305,7 +305,7 @@ static void execute(int ntasks)
         }
         if (na == 0) {
             fprintf(stderr, "random: nothing can run (plan waits deadlock)\n");
-            t_failures++;
+            check_failures++;
             return;
         }
         int i = act[rnd((unsigned)na)];
@@ -447,7 +447,7 @@ static void run_seed(unsigned seed, int nnodes)
                                 a, e, arr_h(a)[e], arr_r(a)[e]);
             fprintf(stderr, "seed %u nodes %d round %d: host data differs\n",
                     seed, nnodes, round);
-            t_failures++;
+            check_failures++;
             break;
         }
         host_code();
@@ -476,7 +476,7 @@ static void t_random(void)
         run_seed((unsigned)atoi(one), 1 + atoi(one) % 8);
         return;
     }
-    for (unsigned seed = 1; seed <= 1000 && !t_failures; seed++)
+    for (unsigned seed = 1; seed <= 1000 && !check_failures; seed++)
         run_seed(seed, 1 + (int)(seed % 8));
 }
 
@@ -492,14 +492,14 @@ static void t_random_all(void)
         run_seed((unsigned)atoi(one), 1 + atoi(one) % 8);
         return;
     }
-    for (unsigned seed = 1; seed <= 500 && !t_failures; seed++)
+    for (unsigned seed = 1; seed <= 500 && !check_failures; seed++)
         run_seed(seed, 1 + (int)(seed % 8));
 }
 
 int main(int argc, char **argv)
 {
-    static const t_case_t cases[] = {{"random", t_random},
-                                     {"random_all", t_random_all}};
+    static const check_case_t cases[] = {
+        {"random", t_random}, {"random_all", t_random_all}, {NULL, NULL}};
     (void)twin;
-    return t_main(argc, argv, cases, 2);
+    return check_run(argc, argv, cases);
 }

@@ -198,7 +198,7 @@ static void test_stats_section(void)
         char row[32];
         snprintf(row, sizeof row, "\n  %-12d", nranks - 1);
         CHECK(strstr(text, row) != NULL);
-        if (rt_failures)
+        if (check_failures)
             fputs(text, stderr);
         free(text);
     }

@@ -43,7 +43,7 @@ int main(int argc, char **argv)
     } else {
         CHECK(strstr(msg, "failed on another rank") != NULL);
     }
-    int mine = rt_failures, total = 0;
+    int mine = check_failures, total = 0;
     MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, hcrt__comm_world());
     if (me == 0)
         printf("dsm_collision: %s\n", total ? "FAILED" : "ok");

@@ -45,7 +45,7 @@ static void *dsm_test_share(void *p, int root)
 
 static int dsm_test_finish(const char *name)
 {
-    int mine = rt_failures, total = 0;
+    int mine = check_failures, total = 0;
     hcrt__dsm_fini();
     MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, hcrt__comm_world());
     if (me == 0)

@@ -368,5 +368,5 @@ int main(int argc, char **argv)
     /* After shutdown, sending is refused clearly instead of hanging. */
     CHECK_EQ(hcrt__event_call(0, T_PING, NULL, 0, NULL, NULL, 1),
              HCRT_ERR_INVALID);
-    return rc || rt_failures;
+    return rc || check_failures;
 }

@@ -139,5 +139,5 @@ int main(int argc, char **argv)
     int rc =
         ev_test_finish("event_deadline", me <= 1 ? HCRT_ERR_TIMEOUT : HCRT_OK);
     CHECK(ev_now() - t0 < 5.0);
-    return rc || rt_failures;
+    return rc || check_failures;
 }

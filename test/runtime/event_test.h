@@ -50,7 +50,7 @@ static int ev_test_finish(const char *name, hcrt_status_t want)
 {
     hcrt_status_t st = hcrt__event_fini();
     CHECK_EQ(st, want);
-    int mine = rt_failures, total = 0;
+    int mine = check_failures, total = 0;
     MPI_Allreduce(&mine, &total, 1, MPI_INT, MPI_SUM, hcrt__comm_world());
     if (me == 0)
         printf("%s: %s (%d failures over %d ranks)\n", name,

@@ -3,8 +3,8 @@
  *
  * Tests call the runtime directly through include/hcrt/abi.h with
  * hand-written region descriptors and trampolines, as the pass would emit.
- * CHECK* print the values on failure and count failures; main returns the
- * count so ctest sees a non-zero exit.
+ * The checks are test/check.h's; main returns the failure count so ctest
+ * sees a non-zero exit.
  */
 #ifndef HCRT_RT_TEST_H
 #define HCRT_RT_TEST_H
@@ -13,39 +13,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "check.h"
 #include "hcrt/abi.h"
 #include "hcrt/hcrt.h"
-
-static int rt_failures;
-
-#define CHECK(cond)                                                            \
-    do {                                                                       \
-        if (!(cond)) {                                                         \
-            fprintf(stderr, "%s:%d: check failed: %s\n", __FILE__, __LINE__,   \
-                    #cond);                                                    \
-            __atomic_fetch_add(&rt_failures, 1, __ATOMIC_RELAXED);             \
-        }                                                                      \
-    } while (0)
-
-#define CHECK_EQ(a, b)                                                         \
-    do {                                                                       \
-        long long va_ = (long long)(a), vb_ = (long long)(b);                  \
-        if (va_ != vb_) {                                                      \
-            fprintf(stderr, "%s:%d: %s == %s failed: %lld != %lld\n",          \
-                    __FILE__, __LINE__, #a, #b, va_, vb_);                     \
-            __atomic_fetch_add(&rt_failures, 1, __ATOMIC_RELAXED);             \
-        }                                                                      \
-    } while (0)
-
-#define CHECK_DEQ(a, b)                                                        \
-    do {                                                                       \
-        double va_ = (double)(a), vb_ = (double)(b);                           \
-        if (va_ != vb_) {                                                      \
-            fprintf(stderr, "%s:%d: %s == %s failed: %g != %g\n", __FILE__,    \
-                    __LINE__, #a, #b, va_, vb_);                               \
-            __atomic_fetch_add(&rt_failures, 1, __ATOMIC_RELAXED);             \
-        }                                                                      \
-    } while (0)
 
 /* The __hcrt_omp_* entries have omp.h's prototypes (abi.h lists names). */
 typedef struct rt_omp_lock {
@@ -117,10 +87,10 @@ static inline void rt_fork(const hcrt_region_desc_t *region, int nthreads,
 
 static inline int rt_report(const char *name)
 {
-    if (rt_failures)
-        fprintf(stderr, "%s: %d failure(s) on node %d\n", name, rt_failures,
+    if (check_failures)
+        fprintf(stderr, "%s: %d failure(s) on node %d\n", name, check_failures,
                 hcrt_node_id());
-    return rt_failures;
+    return check_failures;
 }
 
 #endif /* HCRT_RT_TEST_H */

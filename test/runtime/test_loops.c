@@ -32,7 +32,7 @@ static void check_hits(const char *what, int gtid)
             if (hits[i] != 1) {
                 fprintf(stderr, "%s: iteration %d ran %d times\n", what, i,
                         hits[i]);
-                rt_failures++;
+                check_failures++;
                 break;
             }
         memset(hits, 0, sizeof(hits));

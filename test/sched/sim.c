@@ -68,14 +68,14 @@ static void report(sim_t *s, int node, int *progress)
     }
     hcrt_status_t rc =
         hcrt__hetprobe_counters(s->hp, node, f, per, s->cmpki[node]);
-    CHECK(rc == HCRT_OK, "counters(node %d) = %d", node, rc);
+    CHECKF(rc == HCRT_OK, "counters(node %d) = %d", node, rc);
     s->errors += rc != HCRT_OK;
     *progress = 1;
 }
 
 static void take(sim_t *s, int node, const hcrt__hetprobe_chunk_t *c)
 {
-    CHECK(c->begin < c->end && c->end <= s->trip,
+    CHECKF(c->begin < c->end && c->end <= s->trip,
           "chunk [%llu, %llu) outside [0, %llu)", (unsigned long long)c->begin,
           (unsigned long long)c->end, (unsigned long long)s->trip);
     if (!(c->begin < c->end && c->end <= s->trip)) {
@@ -84,7 +84,7 @@ static void take(sim_t *s, int node, const hcrt__hetprobe_chunk_t *c)
     }
     for (uint64_t i = c->begin; i < c->end; i++) {
         if (s->seen[i]++ != 0 && s->errors++ < 5)
-            CHECK(0, "iteration %llu handed out twice", (unsigned long long)i);
+            CHECKF(0, "iteration %llu handed out twice", (unsigned long long)i);
     }
     log_chunk(s, node, c);
 }
@@ -97,7 +97,7 @@ static int step(sim_t *s, int n, int j, int *state,
     if (*state == HOLDING) {
         double sec = chunk_seconds(s, n, held);
         hcrt_status_t rc = hcrt__hetprobe_complete(s->hp, n, j, held, sec);
-        CHECK(rc == HCRT_OK, "complete = %d", rc);
+        CHECKF(rc == HCRT_OK, "complete = %d", rc);
         s->errors += rc != HCRT_OK;
         s->iters[n] += held->end - held->begin;
         s->busy[n] += sec;
@@ -110,12 +110,12 @@ static int step(sim_t *s, int n, int j, int *state,
     hcrt__hetprobe_chunk_t c;
     hcrt_status_t rc = hcrt__hetprobe_next(s->hp, n, j, &c, &what);
     if (rc != HCRT_OK) {
-        CHECK(0, "next(%d, %d) = %d", n, j, rc);
+        CHECKF(0, "next(%d, %d) = %d", n, j, rc);
         s->errors++;
         return 1;
     }
     if (*state == DONE) {
-        CHECK(what == HCRT_HP_NEXT_DONE, "thread %d.%d got work after DONE", n,
+        CHECKF(what == HCRT_HP_NEXT_DONE, "thread %d.%d got work after DONE", n,
               j);
         s->errors += what != HCRT_HP_NEXT_DONE;
         return 0;
@@ -169,15 +169,15 @@ int sim_run(sim_t *s)
         s->deadlock = !any;
         stall = 0;
     }
-    CHECK(!s->deadlock, "deadlock: %d live threads all told WAIT", live);
+    CHECKF(!s->deadlock, "deadlock: %d live threads all told WAIT", live);
     int missing = 0;
     for (uint64_t i = 0; i < s->trip && s->errors == 0 && !s->deadlock; i++)
         if (s->seen[i] != 1 && missing++ < 5)
-            CHECK(0, "iteration %llu handed out %d times",
+            CHECKF(0, "iteration %llu handed out %d times",
                   (unsigned long long)i, s->seen[i]);
     int unfinished =
         s->errors == 0 && !s->deadlock && !hcrt__hetprobe_finished(s->hp);
-    CHECK(!unfinished, "not finished after every thread was told DONE");
+    CHECKF(!unfinished, "not finished after every thread was told DONE");
     free(off);
     free(state);
     free(owner);

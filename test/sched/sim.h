@@ -10,7 +10,7 @@
 #define HCRT_TEST_SCHED_SIM_H
 
 #include "sched/hetprobe.h"
-#include "test_util.h"
+#include "check.h"
 
 #define SIM_MAX_NODES 64
 

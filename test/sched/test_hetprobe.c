@@ -4,7 +4,6 @@
  * synthetic measurements, the small-loop fallback and HetProbe-I's
  * re-splitting of the remainder. `test_hetprobe NAME` runs one test.
  */
-#define TEST_MAIN
 #include <math.h>
 
 #include "sched/hetprobe_int.h"
@@ -23,7 +22,7 @@ static int run(sim_t *s, const hcrt__hetprobe_params_t *p, const double *prior)
 {
     hcrt_status_t rc = hcrt__hetprobe_create(p, s->trip, s->nnodes, s->threads,
                                              prior, NULL, &s->hp);
-    CHECK(rc == HCRT_OK, "create = %d", rc);
+    CHECKF(rc == HCRT_OK, "create = %d", rc);
     return rc == HCRT_OK ? sim_run(s) : 1;
 }
 
@@ -37,13 +36,13 @@ static void check_decisions(const sim_t *s)
         uint64_t sum = 0;
         for (int k = 0; k < d->nnodes; k++)
             sum += d->share[k];
-        CHECK(sum == d->remaining, "decision %d: shares %llu != remaining %llu",
+        CHECKF(sum == d->remaining, "decision %d: shares %llu != remaining %llu",
               i, (unsigned long long)sum, (unsigned long long)d->remaining);
-        CHECK(d->first + d->remaining == s->trip,
+        CHECKF(d->first + d->remaining == s->trip,
               "decision %d: %llu before + %llu remaining != trip %llu", i,
               (unsigned long long)d->first, (unsigned long long)d->remaining,
               (unsigned long long)s->trip);
-        CHECK(i == 0 || d->first > prev, "decision %d did not advance", i);
+        CHECKF(i == 0 || d->first > prev, "decision %d did not advance", i);
         prev = d->first;
     }
 }
@@ -74,11 +73,11 @@ static void test_split(void)
         }
         hcrt_status_t rc = hcrt__sched_weighted_split(trip, n, w, thr, st);
         if (total == 0) {
-            CHECK(rc == HCRT_ERR_INVALID, "all-zero weights accepted");
+            CHECKF(rc == HCRT_ERR_INVALID, "all-zero weights accepted");
             continue;
         }
         REQUIRE(rc == HCRT_OK, "split = %d", rc);
-        CHECK(st[0] == 0 && st[n] == trip, "split does not cover [0, %llu)",
+        CHECKF(st[0] == 0 && st[n] == trip, "split does not cover [0, %llu)",
               (unsigned long long)trip);
         /* Expected shares with the weights as the split rounds them. */
         long double rtotal = 0;
@@ -88,62 +87,62 @@ static void test_split(void)
             long double want =
                 (long double)trip * rounded(w[k]) * thr[k] / rtotal;
             double got = (double)(st[k + 1] - st[k]);
-            CHECK(st[k] <= st[k + 1], "node %d: negative share", k);
-            CHECK(fabsl(got - want) <= 1.0L + want * 1e-15L,
+            CHECKF(st[k] <= st[k + 1], "node %d: negative share", k);
+            CHECKF(fabsl(got - want) <= 1.0L + want * 1e-15L,
                   "node %d: share %.0f, expected %.3Lf", k, got, want);
-            CHECK(w[k] * thr[k] > 0 || got == 0, "node %d: weight 0 got %.0f",
+            CHECKF(w[k] * thr[k] > 0 || got == 0, "node %d: weight 0 got %.0f",
                   k, got);
         }
         uint64_t again[65];
         hcrt__sched_weighted_split(trip, n, w, thr, again);
-        CHECK(memcmp(st, again, sizeof(uint64_t) * (size_t)(n + 1)) == 0,
+        CHECKF(memcmp(st, again, sizeof(uint64_t) * (size_t)(n + 1)) == 0,
               "split not deterministic");
     }
     /* Leftovers go to the largest remainder, then the lower id. */
     int t3[3] = {1, 1, 1};
     hcrt__sched_weighted_split(10, 3, NULL, t3, st);
-    CHECK(st[1] == 4 && st[2] == 7 && st[3] == 10, "10/3: %llu %llu",
+    CHECKF(st[1] == 4 && st[2] == 7 && st[3] == 10, "10/3: %llu %llu",
           (unsigned long long)st[1], (unsigned long long)st[2]);
     double bad[2] = {1.0, -1.0};
     int t2[2] = {1, 1};
-    CHECK(hcrt__sched_weighted_split(5, 2, bad, t2, st) == HCRT_ERR_INVALID,
+    CHECKF(hcrt__sched_weighted_split(5, 2, bad, t2, st) == HCRT_ERR_INVALID,
           "negative weight accepted");
     bad[1] = NAN;
-    CHECK(hcrt__sched_weighted_split(5, 2, bad, t2, st) == HCRT_ERR_INVALID,
+    CHECKF(hcrt__sched_weighted_split(5, 2, bad, t2, st) == HCRT_ERR_INVALID,
           "NaN weight accepted");
 }
 
 static void test_space(void)
 {
     hcrt__hetprobe_space_t s;
-    CHECK(hcrt__hetprobe_space_s64(0, 9, 1, &s) == HCRT_OK && s.trip == 10,
+    CHECKF(hcrt__hetprobe_space_s64(0, 9, 1, &s) == HCRT_OK && s.trip == 10,
           "0..9");
-    CHECK(hcrt__hetprobe_space_s64(10, 1, -3, &s) == HCRT_OK && s.trip == 4,
+    CHECKF(hcrt__hetprobe_space_s64(10, 1, -3, &s) == HCRT_OK && s.trip == 4,
           "10..1 step -3: %llu", (unsigned long long)s.trip);
-    CHECK(hcrt__hetprobe_space_s64(1, 0, 1, &s) == HCRT_OK && s.trip == 0,
+    CHECKF(hcrt__hetprobe_space_s64(1, 0, 1, &s) == HCRT_OK && s.trip == 0,
           "empty");
-    CHECK(hcrt__hetprobe_space_s64(0, 5, -1, &s) == HCRT_OK && s.trip == 0,
+    CHECKF(hcrt__hetprobe_space_s64(0, 5, -1, &s) == HCRT_OK && s.trip == 0,
           "empty down");
-    CHECK(hcrt__hetprobe_space_s64(0, 5, 0, &s) == HCRT_ERR_INVALID, "step 0");
-    CHECK(hcrt__hetprobe_space_s64(INT64_MIN, INT64_MAX, 1, &s) ==
+    CHECKF(hcrt__hetprobe_space_s64(0, 5, 0, &s) == HCRT_ERR_INVALID, "step 0");
+    CHECKF(hcrt__hetprobe_space_s64(INT64_MIN, INT64_MAX, 1, &s) ==
               HCRT_ERR_UNSUPPORTED,
           "2^64 iterations");
-    CHECK(hcrt__hetprobe_space_s64(INT64_MIN, INT64_MAX, 2, &s) == HCRT_OK &&
+    CHECKF(hcrt__hetprobe_space_s64(INT64_MIN, INT64_MAX, 2, &s) == HCRT_OK &&
               s.trip == (1ull << 63),
           "full range step 2");
-    CHECK(hcrt__hetprobe_space_s64(INT64_MAX, INT64_MIN, INT64_MIN, &s) ==
+    CHECKF(hcrt__hetprobe_space_s64(INT64_MAX, INT64_MIN, INT64_MIN, &s) ==
                   HCRT_OK &&
               s.trip == 2 && (int64_t)hcrt__hetprobe_space_value(&s, 1) == -1,
           "step INT64_MIN: trip %llu", (unsigned long long)s.trip);
-    CHECK(hcrt__hetprobe_space_u64(UINT64_MAX - 10, UINT64_MAX, 3, &s) ==
+    CHECKF(hcrt__hetprobe_space_u64(UINT64_MAX - 10, UINT64_MAX, 3, &s) ==
                   HCRT_OK &&
               s.trip == 4 &&
               hcrt__hetprobe_space_value(&s, 3) == UINT64_MAX - 1,
           "unsigned near max");
-    CHECK(hcrt__hetprobe_space_u64(UINT64_MAX, 0, -1, &s) ==
+    CHECKF(hcrt__hetprobe_space_u64(UINT64_MAX, 0, -1, &s) ==
               HCRT_ERR_UNSUPPORTED,
           "unsigned full range down");
-    CHECK(hcrt__hetprobe_space_u64(UINT64_MAX, 1, -1, &s) == HCRT_OK &&
+    CHECKF(hcrt__hetprobe_space_u64(UINT64_MAX, 1, -1, &s) == HCRT_OK &&
               s.trip == UINT64_MAX,
           "unsigned almost full range down");
 }
@@ -195,7 +194,7 @@ static void random_case(rng_t *r, int i)
     for (int k = 0; k < n; k++)
         prior[k] = 0.1 + 4 * rng_unit(r);
     int bad = run(&s, &p, rng_below(r, 2) ? prior : NULL);
-    CHECK(bad == 0,
+    CHECKF(bad == 0,
           "case %d: %d nodes, %d threads, trip %llu, mode %d, probe %.1f%%, "
           "reprobe %.1f%%, min %llu, fractions %d, chunk %llu",
           i, n, T, (unsigned long long)trip, (int)p.mode, p.probe_pct,
@@ -216,7 +215,7 @@ static void test_coverage(void)
     const char *seed = getenv("HCRT_TEST_SEED");
     rng_t r = {seed ? strtoull(seed, NULL, 0) | 1 : 0x9e3779b97f4a7c15ull};
     int i;
-    for (i = 0; i < 1500 && g_failures == 0; i++)
+    for (i = 0; i < 1500 && check_failures == 0; i++)
         random_case(&r, i);
     fprintf(stderr,
             "  %d loops, %llu iterations, %llu chunks, %llu decisions, "
@@ -255,7 +254,7 @@ static void check_values(int64_t lb, int64_t ub, int64_t st, int is_unsigned)
                 break;
         }
     }
-    CHECK(n == sp.trip, "trip %llu, loop ran %llu", (unsigned long long)sp.trip,
+    CHECKF(n == sp.trip, "trip %llu, loop ran %llu", (unsigned long long)sp.trip,
           (unsigned long long)n);
     int thr[3] = {2, 1, 3};
     sim_t s;
@@ -264,19 +263,19 @@ static void check_values(int64_t lb, int64_t ub, int64_t st, int is_unsigned)
     hcrt__hetprobe_params_t p = params(HCRT_HP_MODE_HETPROBE_I);
     p.min_probe_iters = 1;
     p.reprobe_pct = 20;
-    CHECK(run(&s, &p, NULL) == 0, "sim failed");
+    CHECKF(run(&s, &p, NULL) == 0, "sim failed");
     unsigned char *hit = calloc(n + 1, 1);
     for (size_t c = 0; c < s.nlog; c++)
         for (uint64_t i = s.log[c].begin; i < s.log[c].end; i++) {
             uint64_t v = hcrt__hetprobe_space_value(&sp, i);
-            CHECK(i < n && v == want[i],
+            CHECKF(i < n && v == want[i],
                   "iteration %llu: value %llx, want %llx",
                   (unsigned long long)i, (unsigned long long)v,
                   (unsigned long long)(i < n ? want[i] : 0));
             hit[i]++;
         }
     for (uint64_t i = 0; i < n; i++)
-        CHECK(hit[i] == 1, "value %llu ran %d times", (unsigned long long)i,
+        CHECKF(hit[i] == 1, "value %llu ran %d times", (unsigned long long)i,
               hit[i]);
     free(hit);
     free(want);
@@ -336,31 +335,31 @@ static void cross_case(int t0, int t1, double want_ratio)
     char buf[512];
     hcrt__hetprobe_decision_format(d, buf, sizeof(buf));
     fprintf(stderr, "  %s\n", buf);
-    CHECK(d->kind == HCRT_HP_CROSS && d->why == HCRT_HP_WHY_FAULTS_RARE,
+    CHECKF(d->kind == HCRT_HP_CROSS && d->why == HCRT_HP_WHY_FAULTS_RARE,
           "kind %d why %d", d->kind, d->why);
-    CHECK(fabs(d->csr[0] - 1.0) < 1e-9 && fabs(d->csr[1] - 0.5) < 1e-9,
+    CHECKF(fabs(d->csr[0] - 1.0) < 1e-9 && fabs(d->csr[1] - 0.5) < 1e-9,
           "CSR %.4f:%.4f", d->csr[0], d->csr[1]);
-    CHECK(fabs((double)d->share[0] - want_ratio * (double)d->share[1]) <= 2,
+    CHECKF(fabs((double)d->share[0] - want_ratio * (double)d->share[1]) <= 2,
           "shares %llu:%llu, want ratio %.3f", (unsigned long long)d->share[0],
           (unsigned long long)d->share[1], want_ratio);
-    CHECK(d->min_period_us == 450.0, "min period %.1f", d->min_period_us);
+    CHECKF(d->min_period_us == 450.0, "min period %.1f", d->min_period_us);
     char *txt = NULL;
     size_t txtlen = 0;
     FILE *mem = open_memstream(&txt, &txtlen);
     hcrt__hetprobe_decision_print(mem, "  ", d);
     fclose(mem);
     fputs(txt, stderr);
-    CHECK(strstr(txt, "node 1: 1e+06 it/s/thread") != NULL &&
+    CHECKF(strstr(txt, "node 1: 1e+06 it/s/thread") != NULL &&
               strstr(txt, "40 faults every 450.0us") != NULL,
           "stats text: %s", txt);
     free(txt);
-    CHECK(strstr(buf, "cross-node") && strstr(buf, "450.0us") &&
+    CHECKF(strstr(buf, "cross-node") && strstr(buf, "450.0us") &&
               strstr(buf, "100.0us"),
           "account: %s", buf);
     for (int k = 0; k < 2; k++) {
         uint64_t n, span;
         run_span(&s, k, 0, &n, &span);
-        CHECK(n == d->share[k] && span == n,
+        CHECKF(n == d->share[k] && span == n,
               "node %d: %llu run iterations over a span of %llu (share %llu)",
               k, (unsigned long long)n, (unsigned long long)span,
               (unsigned long long)d->share[k]);
@@ -391,17 +390,17 @@ static void test_single(void)
     REQUIRE(run(&s, &p, NULL) == 0, "sim failed");
     const hcrt__hetprobe_decision_t *d = hcrt__hetprobe_decision(s.hp, 0);
     REQUIRE(d != NULL, "no decision");
-    CHECK(d->kind == HCRT_HP_SINGLE && d->node == 1 &&
+    CHECKF(d->kind == HCRT_HP_SINGLE && d->node == 1 &&
               d->why == HCRT_HP_WHY_FAULTS_FREQUENT &&
               d->tie == HCRT_HP_TIE_NONE,
           "kind %d node %d why %d tie %d", d->kind, d->node, d->why, d->tie);
-    CHECK(d->share[1] == d->remaining && d->share[0] == 0 && d->share[2] == 0,
+    CHECKF(d->share[1] == d->remaining && d->share[0] == 0 && d->share[2] == 0,
           "shares %llu:%llu:%llu", (unsigned long long)d->share[0],
           (unsigned long long)d->share[1], (unsigned long long)d->share[2]);
-    CHECK(d->min_period_us == 20.0, "min period %.1f", d->min_period_us);
+    CHECKF(d->min_period_us == 20.0, "min period %.1f", d->min_period_us);
     uint64_t n, span;
     run_span(&s, 0, 0, &n, &span);
-    CHECK(n == 0, "node 0 ran %llu iterations after the probe",
+    CHECKF(n == 0, "node 0 ran %llu iterations after the probe",
           (unsigned long long)n);
     sim_fini(&s);
 }
@@ -429,23 +428,23 @@ static void test_ties(void)
     double sp[4] = {1e6, 1.01e6, 1.0e6, 2e6}; /* node 3: 2e6 x 1 thread */
     double cm[4] = {5.0, 2.0, 1.0, 9.0};
     decide(thr, 4, sp, cm, &d); /* all four within 2%: fewest misses */
-    CHECK(d.kind == HCRT_HP_SINGLE && d.node == 2 && d.tie == HCRT_HP_TIE_CMPKI,
+    CHECKF(d.kind == HCRT_HP_SINGLE && d.node == 2 && d.tie == HCRT_HP_TIE_CMPKI,
           "cmpki: node %d tie %d", d.node, d.tie);
     decide(thr, 4, sp, NULL, &d); /* misses unknown: lowest id */
-    CHECK(d.node == 0 && d.tie == HCRT_HP_TIE_NODE_ID, "id: node %d tie %d",
+    CHECKF(d.node == 0 && d.tie == HCRT_HP_TIE_NODE_ID, "id: node %d tie %d",
           d.node, d.tie);
     double same[4] = {3.0, 3.0, 3.0, 3.0};
     decide(thr, 4, sp, same, &d); /* equal misses: lowest id */
-    CHECK(d.node == 0 && d.tie == HCRT_HP_TIE_NODE_ID, "equal: node %d tie %d",
+    CHECKF(d.node == 0 && d.tie == HCRT_HP_TIE_NODE_ID, "equal: node %d tie %d",
           d.node, d.tie);
     double clear[4] = {1e6, 1.5e6, 1e6, 1e6};
     decide(thr, 4, clear, cm, &d); /* a clear winner ignores misses */
-    CHECK(d.node == 1 && d.tie == HCRT_HP_TIE_NONE, "clear: node %d tie %d",
+    CHECKF(d.node == 1 && d.tie == HCRT_HP_TIE_NONE, "clear: node %d tie %d",
           d.node, d.tie);
     double part[4] = {1e6, 1e6, 0.5e6, 0.5e6};
     double cm2[4] = {4.0, -1.0, 0.1, 0.1};
     decide(thr, 4, part, cm2, &d); /* a tied node without counters: id */
-    CHECK(d.node == 0 && d.tie == HCRT_HP_TIE_NODE_ID, "partial: node %d",
+    CHECKF(d.node == 0 && d.tie == HCRT_HP_TIE_NODE_ID, "partial: node %d",
           d.node);
     hcrt__hetprobe_decision_free(&d);
 }
@@ -465,29 +464,29 @@ static void test_clean(void)
         {.speed = 0.5e6, .iters = 100, .faults = 500, .period_us = 30.0,
          .cmpki = -1.0}};
     hcrt__hetprobe_decide(&p, 3, thr, m, &d); /* 10 % faster, faulting */
-    CHECK(d.kind == HCRT_HP_SINGLE && d.node == 0 && d.passed_over == 1 &&
+    CHECKF(d.kind == HCRT_HP_SINGLE && d.node == 0 && d.passed_over == 1 &&
               d.passed_gain > 1.09 && d.passed_gain < 1.11,
           "within the margin: node %d passed over %d (%.3f)", d.node,
           d.passed_over, d.passed_gain);
     char line[512];
     hcrt__hetprobe_decision_format(&d, line, sizeof(line));
-    CHECK(strstr(line, "preferred to node 1 (1.10x") != NULL, "account: %s",
+    CHECKF(strstr(line, "preferred to node 1 (1.10x") != NULL, "account: %s",
           line);
     m[1].speed = 1.3e6; /* 30 % faster: worth its faults */
     hcrt__hetprobe_decide(&p, 3, thr, m, &d);
-    CHECK(d.node == 1 && d.passed_over == -1, "beyond: node %d passed %d",
+    CHECKF(d.node == 1 && d.passed_over == -1, "beyond: node %d passed %d",
           d.node, d.passed_over);
     hcrt__hetprobe_decision_format(&d, line, sizeof(line));
-    CHECK(strstr(line, "preferred") == NULL, "account: %s", line);
+    CHECKF(strstr(line, "preferred") == NULL, "account: %s", line);
     m[1].speed = 1.1e6;
     p.faulting_margin = 0.0; /* the paper's rule: throughput alone */
     hcrt__hetprobe_decide(&p, 3, thr, m, &d);
-    CHECK(d.node == 1 && d.passed_over == -1, "margin 0: node %d", d.node);
+    CHECKF(d.node == 1 && d.passed_over == -1, "margin 0: node %d", d.node);
     p.faulting_margin = 0.25;
     m[0].faults = 10; /* every node faults too often: throughput alone */
     m[0].period_us = 50.0;
     hcrt__hetprobe_decide(&p, 3, thr, m, &d);
-    CHECK(d.node == 1 && d.passed_over == -1, "all faulting: node %d",
+    CHECKF(d.node == 1 && d.passed_over == -1, "all faulting: node %d",
           d.node);
     m[0].faults = 0; /* a clean node 2 % slower than a clean node 0 ties */
     m[2].faults = 0;
@@ -496,10 +495,10 @@ static void test_clean(void)
     m[2].cmpki = 1.0;
     m[1].cmpki = 0.5;
     hcrt__hetprobe_decide(&p, 3, thr, m, &d);
-    CHECK(d.kind == HCRT_HP_CROSS, "two clean nodes: kind %d", d.kind);
+    CHECKF(d.kind == HCRT_HP_CROSS, "two clean nodes: kind %d", d.kind);
     p.faulting_margin = -1.0;
     char err[128];
-    CHECK(hcrt__hetprobe_params_check(&p, err, sizeof(err)) != HCRT_OK &&
+    CHECKF(hcrt__hetprobe_params_check(&p, err, sizeof(err)) != HCRT_OK &&
               strstr(err, "faulting margin") != NULL,
           "negative margin accepted: %s", err);
     hcrt__hetprobe_decision_free(&d);
@@ -519,7 +518,7 @@ static void test_subset(void)
     hcrt__hetprobe_params_t p = params(HCRT_HP_MODE_HETPROBE);
     REQUIRE(run(&s, &p, NULL) == 0, "sim failed");
     const hcrt__hetprobe_decision_t *d = hcrt__hetprobe_decision(s.hp, 0);
-    CHECK(d->kind == HCRT_HP_CROSS && d->why == HCRT_HP_WHY_FAULTS_SUBSET &&
+    CHECKF(d->kind == HCRT_HP_CROSS && d->why == HCRT_HP_WHY_FAULTS_SUBSET &&
               d->share[2] == 0 && d->share[0] > 0 && d->share[1] > 0 &&
               llabs((long long)d->share[0] - (long long)d->share[1]) <= 1,
           "kind %d why %d shares %llu:%llu:%llu", d->kind, d->why,
@@ -544,37 +543,37 @@ static void test_crawl(void)
          .cmpki = -1},
         {.speed = 1e5, .iters = 400, .faults = 0, .cmpki = -1}};
     hcrt__hetprobe_decide(&p, 2, thr, m, &d); /* periods all >= 100 us */
-    CHECK(d.kind == HCRT_HP_SINGLE && d.node == 0 &&
+    CHECKF(d.kind == HCRT_HP_SINGLE && d.node == 0 &&
               d.why == HCRT_HP_WHY_CRAWLS,
           "2 nodes: kind %d node %d why %d", d.kind, d.node, d.why);
     hcrt__hetprobe_decide(&p, 3, thr, m, &d); /* the other two share */
-    CHECK(d.kind == HCRT_HP_CROSS && d.why == HCRT_HP_WHY_FAULTS_SUBSET &&
+    CHECKF(d.kind == HCRT_HP_CROSS && d.why == HCRT_HP_WHY_FAULTS_SUBSET &&
               d.csr[1] == 0.0 && d.csr[0] == 1.0 && d.csr[2] == 1.0,
           "3 nodes: kind %d why %d csr %.3f:%.3f:%.3f", d.kind, d.why,
           d.csr[0], d.csr[1], d.csr[2]);
     m[1].faults = 0; /* slow without faults: not the DSM's doing */
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
-    CHECK(d.kind == HCRT_HP_CROSS && d.csr[1] > 0.0,
+    CHECKF(d.kind == HCRT_HP_CROSS && d.csr[1] > 0.0,
           "no faults: kind %d csr %.4f", d.kind, d.csr[1]);
     m[1].faults = 15;
     m[1].speed = 1.0e4; /* 10 % of the fastest while faulting: left out */
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
-    CHECK(d.kind == HCRT_HP_SINGLE && d.why == HCRT_HP_WHY_CRAWLS,
+    CHECKF(d.kind == HCRT_HP_SINGLE && d.why == HCRT_HP_WHY_CRAWLS,
           "10%%: kind %d why %d", d.kind, d.why);
     m[1].speed = 1.5e4; /* 15 %: worth its share */
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
-    CHECK(d.kind == HCRT_HP_CROSS, "15%%: kind %d", d.kind);
+    CHECKF(d.kind == HCRT_HP_CROSS, "15%%: kind %d", d.kind);
     /* a slow node whose faults took little of its time is slow for
      * another reason and keeps its share; one whose faults took most of
      * it crawls */
     m[1].speed = 1.0e4;
     m[1].fault_share = 0.2;
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
-    CHECK(d.kind == HCRT_HP_CROSS && d.csr[1] > 0.0,
+    CHECKF(d.kind == HCRT_HP_CROSS && d.csr[1] > 0.0,
           "20%% of its time in faults: kind %d", d.kind);
     m[1].fault_share = 0.9;
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
-    CHECK(d.kind == HCRT_HP_SINGLE && d.why == HCRT_HP_WHY_CRAWLS,
+    CHECKF(d.kind == HCRT_HP_SINGLE && d.why == HCRT_HP_WHY_CRAWLS,
           "90%% of its time in faults: kind %d why %d", d.kind, d.why);
     d.meas = m;
     char *txt = NULL;
@@ -582,19 +581,19 @@ static void test_crawl(void)
     FILE *mem = open_memstream(&txt, &txtlen);
     hcrt__hetprobe_decision_print(mem, "  ", &d);
     fclose(mem);
-    CHECK(strstr(txt, "15 faults every 270.0us (90% of its time)") != NULL,
+    CHECKF(strstr(txt, "15 faults every 270.0us (90% of its time)") != NULL,
           "stats text: %s", txt);
     free(txt);
     d.meas = NULL;
     m[1].fault_share = 0.0;
     p.faulting_floor = 0.05; /* HCRT_SCHED_FAULTING_FLOOR */
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
-    CHECK(d.kind == HCRT_HP_CROSS, "floor 0.05, 10%%: kind %d", d.kind);
+    CHECKF(d.kind == HCRT_HP_CROSS, "floor 0.05, 10%%: kind %d", d.kind);
     /* a node that probed nothing (resting after it crawled, or held to no
      * slice by the time bound): single, and the account says why */
     m[1] = (hcrt__hetprobe_node_meas_t){.cmpki = -1};
     hcrt__hetprobe_decide(&p, 2, thr, m, &d);
-    CHECK(d.kind == HCRT_HP_SINGLE && d.node == 0 &&
+    CHECKF(d.kind == HCRT_HP_SINGLE && d.node == 0 &&
               d.why == HCRT_HP_WHY_UNMEASURED,
           "unmeasured: kind %d node %d why %d", d.kind, d.node, d.why);
     hcrt__hetprobe_decision_free(&d);
@@ -614,12 +613,12 @@ static void test_small(void)
                 (unsigned long long)trip);
         const hcrt__hetprobe_decision_t *d = hcrt__hetprobe_decision(s.hp, 0);
         if (trip == 0) {
-            CHECK(d == NULL, "decision for an empty loop");
+            CHECKF(d == NULL, "decision for an empty loop");
         } else if (trip < 32) { /* 2 x 4 threads x 4 per thread */
             uint64_t st[3];
             hcrt__sched_weighted_split(trip, 2, prior, thr, st);
             REQUIRE(d != NULL, "no decision");
-            CHECK(
+            CHECKF(
                 d->kind == HCRT_HP_STATIC && d->why == HCRT_HP_WHY_SMALL_LOOP &&
                     d->share[0] == st[1] && d->share[1] == st[2] - st[1],
                 "trip %llu: kind %d shares %llu:%llu", (unsigned long long)trip,
@@ -628,12 +627,12 @@ static void test_small(void)
             for (int k = 0; k < 2; k++) {
                 uint64_t n, span;
                 run_span(&s, k, -1, &n, &span);
-                CHECK(n == d->share[k] && span == n,
+                CHECKF(n == d->share[k] && span == n,
                       "trip %llu node %d: not its static range",
                       (unsigned long long)trip, k);
             }
         } else {
-            CHECK(d != NULL && d->kind != HCRT_HP_STATIC && d->meas != NULL,
+            CHECKF(d != NULL && d->kind != HCRT_HP_STATIC && d->meas != NULL,
                   "trip %llu was not probed", (unsigned long long)trip);
         }
         sim_fini(&s);
@@ -643,7 +642,7 @@ static void test_small(void)
     sim_init(&s, 1, one, 1000, 1);
     REQUIRE(run(&s, &p, NULL) == 0, "one node");
     const hcrt__hetprobe_decision_t *d = hcrt__hetprobe_decision(s.hp, 0);
-    CHECK(d->kind == HCRT_HP_SINGLE && d->why == HCRT_HP_WHY_ONE_NODE &&
+    CHECKF(d->kind == HCRT_HP_SINGLE && d->why == HCRT_HP_WHY_ONE_NODE &&
               hcrt__hetprobe_ndecisions(s.hp) == 1,
           "one node: kind %d why %d", d->kind, d->why);
     sim_fini(&s);
@@ -663,7 +662,7 @@ static void irregular(sim_t *s, const int *thr, hcrt__hetprobe_mode_t mode)
     s->faults[0] = s->faults[1] = 3;
     s->period_us[0] = s->period_us[1] = 800.0;
     hcrt__hetprobe_params_t p = params(mode);
-    CHECK(run(s, &p, NULL) == 0, "sim failed (mode %d)", (int)mode);
+    CHECKF(run(s, &p, NULL) == 0, "sim failed (mode %d)", (int)mode);
     check_decisions(s);
 }
 
@@ -686,9 +685,9 @@ static void test_reprobe(void)
     irregular(&b, thr, HCRT_HP_MODE_HETPROBE_I);
     int na = hcrt__hetprobe_ndecisions(a.hp),
         nb = hcrt__hetprobe_ndecisions(b.hp);
-    CHECK(na == 1, "HetProbe took %d decisions", na);
+    CHECKF(na == 1, "HetProbe took %d decisions", na);
     /* 10% windows: a re-probe per window while the remainder is >= one. */
-    CHECK(nb >= 6 && nb <= 11, "HetProbe-I took %d decisions", nb);
+    CHECKF(nb >= 6 && nb <= 11, "HetProbe-I took %d decisions", nb);
     const hcrt__hetprobe_decision_t *first = hcrt__hetprobe_decision(b.hp, 0);
     const hcrt__hetprobe_decision_t *last =
         hcrt__hetprobe_decision(b.hp, nb - 1);
@@ -698,16 +697,16 @@ static void test_reprobe(void)
                                        sizeof(buf));
         fprintf(stderr, "  %s\n", buf);
     }
-    CHECK(first->csr[0] > first->csr[1], "first CSR %.3f:%.3f", first->csr[0],
+    CHECKF(first->csr[0] > first->csr[1], "first CSR %.3f:%.3f", first->csr[0],
           first->csr[1]);
-    CHECK(last->csr[1] > last->csr[0], "last CSR %.3f:%.3f", last->csr[0],
+    CHECKF(last->csr[1] > last->csr[0], "last CSR %.3f:%.3f", last->csr[0],
           last->csr[1]);
-    CHECK(last->window == nb - 1 && strstr(buf, "re-probe") != NULL,
+    CHECKF(last->window == nb - 1 && strstr(buf, "re-probe") != NULL,
           "last window %d: %s", last->window, buf);
     double ma = makespan(&a), mb = makespan(&b);
     fprintf(stderr, "  modelled time: HetProbe %.4fs, HetProbe-I %.4fs\n", ma,
             mb);
-    CHECK(mb < 0.85 * ma, "HetProbe-I %.4fs not 15%% faster than %.4fs", mb,
+    CHECKF(mb < 0.85 * ma, "HetProbe-I %.4fs not 15%% faster than %.4fs", mb,
           ma);
     /* Each re-probe split only what was left: probes happen inside the
      * remainder, after everything handed out before the window. */
@@ -715,7 +714,7 @@ static void test_reprobe(void)
         const hcrt__hetprobe_decision_t *d = hcrt__hetprobe_decision(b.hp, i);
         const hcrt__hetprobe_decision_t *prev =
             hcrt__hetprobe_decision(b.hp, i - 1);
-        CHECK(d->remaining < prev->remaining, "decision %d: %llu not < %llu", i,
+        CHECKF(d->remaining < prev->remaining, "decision %d: %llu not < %llu", i,
               (unsigned long long)d->remaining,
               (unsigned long long)prev->remaining);
     }
@@ -736,16 +735,16 @@ static void test_regular(void)
         s->speed[1] = s->speed2[1] = 1e6;
         hcrt__hetprobe_params_t p =
             params(m ? HCRT_HP_MODE_HETPROBE_I : HCRT_HP_MODE_HETPROBE);
-        CHECK(run(s, &p, NULL) == 0, "sim failed (mode %d)", m);
+        CHECKF(run(s, &p, NULL) == 0, "sim failed (mode %d)", m);
     }
     int nb = hcrt__hetprobe_ndecisions(b.hp);
     for (int i = 0; i < nb; i++) {
         const hcrt__hetprobe_decision_t *d = hcrt__hetprobe_decision(b.hp, i);
-        CHECK(d->kind == HCRT_HP_CROSS && fabs(d->csr[1] - 1.0 / 3) < 1e-9,
+        CHECKF(d->kind == HCRT_HP_CROSS && fabs(d->csr[1] - 1.0 / 3) < 1e-9,
               "decision %d: kind %d CSR %.3f", i, d->kind, d->csr[1]);
     }
     double ma = makespan(&a), mb = makespan(&b);
-    CHECK(mb < 1.05 * ma, "HetProbe-I %.4fs vs HetProbe %.4fs", mb, ma);
+    CHECKF(mb < 1.05 * ma, "HetProbe-I %.4fs vs HetProbe %.4fs", mb, ma);
     sim_fini(&a);
     sim_fini(&b);
 }
@@ -778,9 +777,9 @@ static void test_jumps(void)
             jumps += span > n;
         }
     }
-    CHECK(single > 0 && cross > 0, "%d single, %d cross decisions", single,
+    CHECKF(single > 0 && cross > 0, "%d single, %d cross decisions", single,
           cross);
-    CHECK(jumps > 0, "no node range had a jump in %d decisions", nd);
+    CHECKF(jumps > 0, "no node range had a jump in %d decisions", nd);
     sim_fini(&s);
 }
 
@@ -793,59 +792,59 @@ static void test_bad_input(void)
     int thr[2] = {1, 1}, zero[2] = {1, 0};
     hcrt__hetprobe_t *hp = NULL;
     p.probe_pct = 60;
-    CHECK(hcrt__hetprobe_params_check(&p, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_params_check(&p, err, sizeof(err)) ==
                   HCRT_ERR_INVALID &&
               strstr(err, "(0, 50]") != NULL,
           "probe 60%%: %s", err);
-    CHECK(hcrt__hetprobe_create(&p, 10, 2, thr, NULL, NULL, &hp) ==
+    CHECKF(hcrt__hetprobe_create(&p, 10, 2, thr, NULL, NULL, &hp) ==
               HCRT_ERR_INVALID,
           "bad params accepted");
     p = params(HCRT_HP_MODE_HETPROBE);
     p.threshold_us = 0;
-    CHECK(hcrt__hetprobe_params_check(&p, err, sizeof(err)) != HCRT_OK,
+    CHECKF(hcrt__hetprobe_params_check(&p, err, sizeof(err)) != HCRT_OK,
           "threshold 0 accepted");
     p = params(HCRT_HP_MODE_HETPROBE);
-    CHECK(hcrt__hetprobe_create(&p, 10, 2, zero, NULL, NULL, &hp) ==
+    CHECKF(hcrt__hetprobe_create(&p, 10, 2, zero, NULL, NULL, &hp) ==
               HCRT_ERR_INVALID,
           "a node without threads accepted");
-    CHECK(hcrt__hetprobe_create(&p, 10, 0, thr, NULL, NULL, &hp) ==
+    CHECKF(hcrt__hetprobe_create(&p, 10, 0, thr, NULL, NULL, &hp) ==
               HCRT_ERR_INVALID,
           "zero nodes accepted");
     double prior[2] = {1.0, 0.0};
-    CHECK(hcrt__hetprobe_create(&p, 10, 2, thr, prior, NULL, &hp) ==
+    CHECKF(hcrt__hetprobe_create(&p, 10, 2, thr, prior, NULL, &hp) ==
               HCRT_ERR_INVALID,
           "prior 0 accepted");
     REQUIRE(hcrt__hetprobe_create(&p, 1000, 2, thr, NULL, NULL, &hp) == HCRT_OK,
             "create");
     hcrt__hetprobe_chunk_t c;
     hcrt__hetprobe_next_t w;
-    CHECK(hcrt__hetprobe_next(hp, 2, 0, &c, &w) == HCRT_ERR_INVALID,
+    CHECKF(hcrt__hetprobe_next(hp, 2, 0, &c, &w) == HCRT_ERR_INVALID,
           "node 2 of 2 accepted");
-    CHECK(hcrt__hetprobe_next(hp, 0, 1, &c, &w) == HCRT_ERR_INVALID,
+    CHECKF(hcrt__hetprobe_next(hp, 0, 1, &c, &w) == HCRT_ERR_INVALID,
           "thread 1 of 1 accepted");
-    CHECK(hcrt__hetprobe_complete(hp, 0, 0, &c, 1.0) == HCRT_ERR_INVALID,
+    CHECKF(hcrt__hetprobe_complete(hp, 0, 0, &c, 1.0) == HCRT_ERR_INVALID,
           "completion of a chunk never handed out accepted");
     REQUIRE(hcrt__hetprobe_next(hp, 0, 0, &c, &w) == HCRT_OK &&
                 w == HCRT_HP_NEXT_CHUNK && c.probe,
             "first probe chunk");
-    CHECK(hcrt__hetprobe_next(hp, 0, 0, &c, &w) == HCRT_OK &&
+    CHECKF(hcrt__hetprobe_next(hp, 0, 0, &c, &w) == HCRT_OK &&
               w == HCRT_HP_NEXT_WAIT,
           "second call in the probe period: %d", (int)w);
-    CHECK(hcrt__hetprobe_counters(hp, 0, 3, NAN, -1) == HCRT_ERR_INVALID,
+    CHECKF(hcrt__hetprobe_counters(hp, 0, 3, NAN, -1) == HCRT_ERR_INVALID,
           "NaN fault period accepted");
     hcrt__hetprobe_destroy(hp);
     /* The schedule clause's percentage and chunk. */
     hcrt__hetprobe_params_t base = params(HCRT_HP_MODE_HETPROBE), q;
-    CHECK(hcrt__hetprobe_params_for_loop(&base, HCRT_HP_MODE_HETPROBE, 20, 0,
+    CHECKF(hcrt__hetprobe_params_for_loop(&base, HCRT_HP_MODE_HETPROBE, 20, 0,
                                          &q, err, sizeof(err)) == HCRT_OK &&
               q.probe_pct == 20 && q.reprobe_pct == 10 && q.min_chunk == 1,
           "hetprobe, 20");
-    CHECK(hcrt__hetprobe_params_for_loop(&base, HCRT_HP_MODE_HETPROBE_I, 5, 8,
+    CHECKF(hcrt__hetprobe_params_for_loop(&base, HCRT_HP_MODE_HETPROBE_I, 5, 8,
                                          &q, err, sizeof(err)) == HCRT_OK &&
               q.mode == HCRT_HP_MODE_HETPROBE_I && q.probe_pct == 10 &&
               q.reprobe_pct == 5 && q.min_chunk == 8,
           "hetprobe_i, 5, chunk 8");
-    CHECK(hcrt__hetprobe_params_for_loop(&base, HCRT_HP_MODE_HETPROBE, 75, 0,
+    CHECKF(hcrt__hetprobe_params_for_loop(&base, HCRT_HP_MODE_HETPROBE, 75, 0,
                                          &q, err,
                                          sizeof(err)) == HCRT_ERR_INVALID &&
               strstr(err, "probe percentage"),
@@ -854,7 +853,7 @@ static void test_bad_input(void)
 
 int main(int argc, char **argv)
 {
-    static const test_case_t tests[] = {
+    static const check_case_t tests[] = {
         {"split", test_split},         {"space", test_space},
         {"coverage", test_coverage},   {"values", test_values},
         {"cross", test_cross},         {"single", test_single},
@@ -864,5 +863,5 @@ int main(int argc, char **argv)
         {"small", test_small},         {"reprobe", test_reprobe},
         {"regular", test_regular},     {"jumps", test_jumps},
         {"bad_input", test_bad_input}, {NULL, NULL}};
-    return run_tests(tests, argc, argv);
+    return check_run(argc, argv, tests);
 }

@@ -3,13 +3,12 @@
  * (calibration file, setting, default) and the HCRT_SCHED_CSR list
  * (runtime/sched/hetprobe_calib.c). `test_hp_calib NAME` runs one test.
  */
-#define TEST_MAIN
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include "sched/hetprobe.h"
-#include "test_util.h"
+#include "check.h"
 
 static char g_dir[256];
 
@@ -42,7 +41,7 @@ static void test_parse(void)
                        "format = hcc-calibration-1\n\n"
                        "fault_period_us = 72.5   # knee of the sweep\n"
                        "transport = mpi-tcp\n";
-    CHECK(hcrt__hetprobe_calibration_parse(good, "t", &c, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_calibration_parse(good, "t", &c, err, sizeof(err)) ==
                   HCRT_OK &&
               c.threshold_us == 72.5 && strcmp(c.source, "t") == 0,
           "good file: %s", err);
@@ -62,7 +61,7 @@ static void test_parse(void)
         err[0] = '\0';
         hcrt_status_t rc = hcrt__hetprobe_calibration_parse(
             bad[i].text, "t", &c, err, sizeof(err));
-        CHECK(rc == HCRT_ERR_INVALID && strstr(err, bad[i].want) != NULL,
+        CHECKF(rc == HCRT_ERR_INVALID && strstr(err, bad[i].want) != NULL,
               "case %zu: rc %d, message `%s`, wanted `%s`", i, rc, err,
               bad[i].want);
     }
@@ -76,10 +75,10 @@ static void test_find(void)
     char prefix[300];
     snprintf(prefix, sizeof(prefix), "%s/prefix", g_dir);
     /* Nothing anywhere: the built-in 100 us. */
-    CHECK(hcrt__hetprobe_calibration_find(NULL, prefix, path, sizeof(path)) ==
+    CHECKF(hcrt__hetprobe_calibration_find(NULL, prefix, path, sizeof(path)) ==
               HCRT_ERR_NOT_FOUND,
           "found %s", path);
-    CHECK(hcrt__hetprobe_threshold(0, NULL, prefix, &c, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_threshold(0, NULL, prefix, &c, err, sizeof(err)) ==
                   HCRT_OK &&
               c.threshold_us == 100.0 && strstr(c.source, "built-in"),
           "default: %.1f from %s", c.threshold_us, c.source);
@@ -91,7 +90,7 @@ static void test_find(void)
     mkdir(want, 0700);
     snprintf(want, sizeof(want), "%s/share/hcc/calibration", prefix);
     write_file(want, "format = hcc-calibration-1\nfault_period_us = 300\n");
-    CHECK(hcrt__hetprobe_threshold(0, NULL, prefix, &c, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_threshold(0, NULL, prefix, &c, err, sizeof(err)) ==
                   HCRT_OK &&
               c.threshold_us == 300.0 && strcmp(c.source, want) == 0,
           "prefix: %.1f from %s", c.threshold_us, c.source);
@@ -102,13 +101,13 @@ static void test_find(void)
     mkdir(want, 0700);
     snprintf(want, sizeof(want), "%s/.cache/hcc/calibration", g_dir);
     write_file(want, "format = hcc-calibration-1\nfault_period_us = 40\n");
-    CHECK(hcrt__hetprobe_threshold(0, NULL, prefix, &c, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_threshold(0, NULL, prefix, &c, err, sizeof(err)) ==
                   HCRT_OK &&
               c.threshold_us == 40.0,
           "home cache: %.1f from %s", c.threshold_us, c.source);
     /* $XDG_CACHE_HOME replaces ~/.cache */
     setenv("XDG_CACHE_HOME", prefix, 1);
-    CHECK(hcrt__hetprobe_threshold(0, NULL, prefix, &c, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_threshold(0, NULL, prefix, &c, err, sizeof(err)) ==
                   HCRT_OK &&
               c.threshold_us == 300.0,
           "xdg (none there): %.1f from %s", c.threshold_us, c.source);
@@ -117,62 +116,62 @@ static void test_find(void)
     snprintf(path, sizeof(path), "%s/mine", g_dir);
     write_file(path, "format = hcc-calibration-1\nfault_period_us = zero\n");
     err[0] = '\0';
-    CHECK(hcrt__hetprobe_threshold(0, path, prefix, &c, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_threshold(0, path, prefix, &c, err, sizeof(err)) ==
                   HCRT_ERR_INVALID &&
               strstr(err, path) != NULL,
           "bad named file: %s", err);
     snprintf(path, sizeof(path), "%s/missing", g_dir);
-    CHECK(hcrt__hetprobe_threshold(0, path, prefix, &c, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_threshold(0, path, prefix, &c, err, sizeof(err)) ==
                   HCRT_ERR_NOT_FOUND &&
               strstr(err, "missing") != NULL,
           "missing named file: %s", err);
     /* The setting overrides every file. */
-    CHECK(hcrt__hetprobe_threshold(55.0, path, prefix, &c, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_threshold(55.0, path, prefix, &c, err, sizeof(err)) ==
                   HCRT_OK &&
               c.threshold_us == 55.0 &&
               strcmp(c.source, "HCRT_SCHED_FAULT_PERIOD_US") == 0,
           "override: %.1f from %s", c.threshold_us, c.source);
     char cmd[600];
     snprintf(cmd, sizeof(cmd), "rm -rf '%s'", g_dir);
-    CHECK(system(cmd) == 0, "cleanup");
+    CHECKF(system(cmd) == 0, "cleanup");
 }
 
 static void test_csr(void)
 {
     double v[4];
     char err[300] = "";
-    CHECK(hcrt__hetprobe_parse_csr("3,1", 4, v, err, sizeof(err)) == HCRT_OK &&
+    CHECKF(hcrt__hetprobe_parse_csr("3,1", 4, v, err, sizeof(err)) == HCRT_OK &&
               v[0] == 3 && v[1] == 1 && v[2] == 1 && v[3] == 1,
           "3,1 on 4 nodes: %s", err);
-    CHECK(hcrt__hetprobe_parse_csr(" 2.5 , 0.5,1 ", 3, v, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_parse_csr(" 2.5 , 0.5,1 ", 3, v, err, sizeof(err)) ==
                   HCRT_OK &&
               v[0] == 2.5 && v[1] == 0.5 && v[2] == 1,
           "spaces: %s", err);
-    CHECK(hcrt__hetprobe_parse_csr("", 2, v, err, sizeof(err)) == HCRT_OK &&
+    CHECKF(hcrt__hetprobe_parse_csr("", 2, v, err, sizeof(err)) == HCRT_OK &&
               v[0] == 1 && v[1] == 1,
           "empty");
-    CHECK(hcrt__hetprobe_parse_csr("1,2,3", 2, v, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_parse_csr("1,2,3", 2, v, err, sizeof(err)) ==
                   HCRT_ERR_INVALID &&
               strstr(err, "2 nodes"),
           "too many: %s", err);
-    CHECK(hcrt__hetprobe_parse_csr("1,0", 2, v, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_parse_csr("1,0", 2, v, err, sizeof(err)) ==
                   HCRT_ERR_INVALID &&
               strstr(err, "entry 2"),
           "zero: %s", err);
-    CHECK(hcrt__hetprobe_parse_csr("1;2", 2, v, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_parse_csr("1;2", 2, v, err, sizeof(err)) ==
                   HCRT_ERR_INVALID &&
               strstr(err, "after entry 1"),
           "separator: %s", err);
-    CHECK(hcrt__hetprobe_parse_csr("fast", 2, v, err, sizeof(err)) ==
+    CHECKF(hcrt__hetprobe_parse_csr("fast", 2, v, err, sizeof(err)) ==
               HCRT_ERR_INVALID,
           "word accepted");
 }
 
 int main(int argc, char **argv)
 {
-    static const test_case_t tests[] = {{"parse", test_parse},
+    static const check_case_t tests[] = {{"parse", test_parse},
                                         {"find", test_find},
                                         {"csr", test_csr},
                                         {NULL, NULL}};
-    return run_tests(tests, argc, argv);
+    return check_run(argc, argv, tests);
 }

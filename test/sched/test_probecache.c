@@ -4,7 +4,6 @@
  * loops run again and again through the scheduler with the cache deciding
  * whether to probe. `test_probecache NAME` runs one test.
  */
-#define TEST_MAIN
 #include <math.h>
 
 #include "sched/hetprobe.h"
@@ -19,7 +18,7 @@ static hcrt__probecache_t *cache(int stable, int refresh)
     cp.stable_runs = stable;
     cp.refresh_runs = refresh;
     hcrt__probecache_t *pc = NULL;
-    CHECK(hcrt__probecache_create(&cp, &hp, &pc) == HCRT_OK, "create");
+    CHECKF(hcrt__probecache_create(&cp, &hp, &pc) == HCRT_OK, "create");
     return pc;
 }
 
@@ -45,12 +44,12 @@ static void test_ewma(void)
     REQUIRE(hcrt__probecache_update(pc, 42, 2, m, 1) == HCRT_OK, "update");
     const double *sp = hcrt__probecache_speeds(pc, 42);
     REQUIRE(sp != NULL, "no entry");
-    CHECK(fabs(sp[0] - 2.2e6) < 1e-3 && fabs(sp[1] - 1e6) < 1e-3,
+    CHECKF(fabs(sp[0] - 2.2e6) < 1e-3 && fabs(sp[1] - 1e6) < 1e-3,
           "speeds %.0f %.0f", sp[0], sp[1]);
     hcrt__probecache_info_t info;
     REQUIRE(hcrt__probecache_info(pc, 42, &info) == HCRT_OK, "info");
     /* rates 1/500 and 1/250 average to 3/1000 per us */
-    CHECK(fabs(info.period_us - 1000.0 / 3) < 1e-6 && info.runs == 2 &&
+    CHECKF(fabs(info.period_us - 1000.0 / 3) < 1e-6 && info.runs == 2 &&
               info.probes == 2,
           "period %.3f runs %llu", info.period_us,
           (unsigned long long)info.runs);
@@ -58,9 +57,9 @@ static void test_ewma(void)
     meas2(m, 2.2e6, 1e6, 0);
     hcrt__probecache_update(pc, 42, 2, m, 1);
     hcrt__probecache_info(pc, 42, &info);
-    CHECK(fabs(info.period_us - 2000.0 / 3) < 1e-6, "period %.3f",
+    CHECKF(fabs(info.period_us - 2000.0 / 3) < 1e-6, "period %.3f",
           info.period_us);
-    CHECK(hcrt__probecache_info(pc, 43, &info) == HCRT_ERR_NOT_FOUND,
+    CHECKF(hcrt__probecache_info(pc, 43, &info) == HCRT_ERR_NOT_FOUND,
           "unknown loop found");
     hcrt__probecache_destroy(pc);
 }
@@ -74,18 +73,18 @@ static void test_stable(void)
     const double *prior;
     REQUIRE(hcrt__probecache_lookup(pc, 7, 2, thr, &reuse, &prior) == HCRT_OK,
             "lookup");
-    CHECK(reuse == NULL && prior == NULL, "advice for an unknown loop");
+    CHECKF(reuse == NULL && prior == NULL, "advice for an unknown loop");
     for (int run = 1; run <= 3; run++) {
         meas2(m, 2e6 * (1 + 0.05 * run), 1e6, 400.0);
         hcrt__probecache_update(pc, 7, 2, m, 1);
         hcrt__probecache_lookup(pc, 7, 2, thr, &reuse, &prior);
-        CHECK(prior != NULL && fabs(prior[1] - 1e6 / 2.1e6) < 0.1,
+        CHECKF(prior != NULL && fabs(prior[1] - 1e6 / 2.1e6) < 0.1,
               "run %d: prior", run);
-        CHECK((reuse != NULL) == (run == 3), "run %d: reuse %p", run,
+        CHECKF((reuse != NULL) == (run == 3), "run %d: reuse %p", run,
               (const void *)reuse);
     }
     REQUIRE(reuse != NULL, "not stable after 3 runs");
-    CHECK(reuse->kind == HCRT_HP_CROSS && reuse->why == HCRT_HP_WHY_CACHED &&
+    CHECKF(reuse->kind == HCRT_HP_CROSS && reuse->why == HCRT_HP_WHY_CACHED &&
               reuse->csr[0] == 1.0 && reuse->csr[1] > 0.4 &&
               reuse->csr[1] < 0.5,
           "cached: kind %d why %d CSR %.3f", reuse->kind, reuse->why,
@@ -97,14 +96,14 @@ static void test_stable(void)
     hcrt__probecache_update(pc, 7, 2, m, 1);
     hcrt__probecache_lookup(pc, 7, 2, thr, &reuse, &prior);
     REQUIRE(reuse != NULL, "not stable after a run in the band");
-    CHECK(reuse->csr[1] > csr1 + 0.02, "CSR %.3f after a faster run (was %.3f)",
+    CHECKF(reuse->csr[1] > csr1 + 0.02, "CSR %.3f after a faster run (was %.3f)",
           reuse->csr[1], csr1);
     /* stable_runs 0: never stops probing */
     hcrt__probecache_t *never = cache(0, 0);
     for (int run = 0; run < 10; run++)
         hcrt__probecache_update(never, 7, 2, m, 1);
     hcrt__probecache_lookup(never, 7, 2, thr, &reuse, &prior);
-    CHECK(reuse == NULL, "stable_runs 0 stopped probing");
+    CHECKF(reuse == NULL, "stable_runs 0 stopped probing");
     hcrt__probecache_destroy(never);
     hcrt__probecache_destroy(pc);
 }
@@ -127,12 +126,12 @@ static void test_drift(void)
     meas2(m, 1.2e6, 0.9e6, 0);
     hcrt__probecache_update(pc, 9, 2, m, 0);
     hcrt__probecache_lookup(pc, 9, 2, thr, &reuse, NULL);
-    CHECK(reuse != NULL, "20%% change left the band");
+    CHECKF(reuse != NULL, "20%% change left the band");
     meas2(m, 1.1e6, 0.4e6, 0);
     hcrt__probecache_update(pc, 9, 2, m, 0);
     hcrt__probecache_lookup(pc, 9, 2, thr, &reuse, NULL);
     hcrt__probecache_info(pc, 9, &info);
-    CHECK(reuse == NULL && info.drifts == 1 && !info.stable,
+    CHECKF(reuse == NULL && info.drifts == 1 && !info.stable,
           "speed halved: reuse %p drifts %llu", (const void *)reuse,
           (unsigned long long)info.drifts);
     /* Faults crossing the threshold are a drift even at equal speeds. */
@@ -145,7 +144,7 @@ static void test_drift(void)
     meas2(m, 1.1e6, 0.4e6, 5.0);
     hcrt__probecache_update(pc, 9, 2, m, 1);
     hcrt__probecache_info(pc, 9, &info);
-    CHECK(info.drifts == 2 && !info.stable, "fault drift: %llu",
+    CHECKF(info.drifts == 2 && !info.stable, "fault drift: %llu",
           (unsigned long long)info.drifts);
     hcrt__probecache_destroy(pc);
 }
@@ -164,7 +163,7 @@ static void test_refresh(void)
         reused += reuse != NULL;
         hcrt__probecache_update(pc, 1, 2, m, reuse == NULL);
     }
-    CHECK(reused == 4, "with refresh 2, %d of 6 runs reused", reused);
+    CHECKF(reused == 4, "with refresh 2, %d of 6 runs reused", reused);
     hcrt__probecache_destroy(pc);
 }
 
@@ -192,7 +191,7 @@ static void test_many(void)
     hcrt__probecache_update(pc, 0, 3, m3, 1);
     hcrt__probecache_info_t info;
     hcrt__probecache_info(pc, 0, &info);
-    CHECK(info.runs == 1 && hcrt__probecache_speeds(pc, 0)[2] == 3.0,
+    CHECKF(info.runs == 1 && hcrt__probecache_speeds(pc, 0)[2] == 3.0,
           "node count change kept %llu runs", (unsigned long long)info.runs);
     hcrt__probecache_destroy(pc);
 }
@@ -207,20 +206,20 @@ static int run_loop(hcrt__probecache_t *pc, sim_t *s, uint64_t loop,
     hcrt__hetprobe_params_t p;
     hcrt__hetprobe_params_default(&p);
     hcrt__probecache_lookup(pc, loop, s->nnodes, s->threads, &reuse, &prior);
-    CHECK(hcrt__hetprobe_create(&p, s->trip, s->nnodes, s->threads, prior,
+    CHECKF(hcrt__hetprobe_create(&p, s->trip, s->nnodes, s->threads, prior,
                                 reuse, &s->hp) == HCRT_OK,
           "create");
-    CHECK(sim_run(s) == 0, "sim failed");
+    CHECKF(sim_run(s) == 0, "sim failed");
     int probed = 0;
     const hcrt__hetprobe_node_meas_t *m =
         hcrt__hetprobe_observation(s->hp, &probed);
-    CHECK(m != NULL, "no observation");
+    CHECKF(m != NULL, "no observation");
     hcrt__probecache_update(pc, loop, s->nnodes, m, probed);
     *kind = hcrt__hetprobe_decision(s->hp, 0)->kind;
     int had_probe = 0;
     for (size_t c = 0; c < s->nlog; c++)
         had_probe |= s->log[c].probe;
-    CHECK(had_probe == probed, "probe chunks %d, probed %d", had_probe, probed);
+    CHECKF(had_probe == probed, "probe chunks %d, probed %d", had_probe, probed);
     return probed;
 }
 
@@ -244,9 +243,9 @@ static void test_loop(void)
     fprintf(stderr, "  runs: %s (P probed, c cached)\n", pattern);
     /* 3 probes to become stable; reused until the cached run 7 measures
      * the slow-down; 3 probes again, then reused. */
-    CHECK(strcmp(pattern, "PPPcccccPPPc") == 0, "pattern %s", pattern);
+    CHECKF(strcmp(pattern, "PPPcccccPPPc") == 0, "pattern %s", pattern);
     for (int run = 0; run < 12; run++)
-        CHECK(kinds[run] == HCRT_HP_CROSS, "run %d: kind %d", run, kinds[run]);
+        CHECKF(kinds[run] == HCRT_HP_CROSS, "run %d: kind %d", run, kinds[run]);
     hcrt__probecache_destroy(pc);
 }
 
@@ -263,12 +262,12 @@ static void test_single_reuse(void)
         s.period_us[0] = s.period_us[1] = s.period_us[2] = 10.0;
         hcrt__hetprobe_kind_t kind;
         int probed = run_loop(pc, &s, 5, &kind);
-        CHECK(probed == (run < 2), "run %d probed %d", run, probed);
+        CHECKF(probed == (run < 2), "run %d probed %d", run, probed);
         const hcrt__hetprobe_decision_t *d = hcrt__hetprobe_decision(s.hp, 0);
-        CHECK(kind == HCRT_HP_SINGLE && d->node == 2, "run %d: kind %d node %d",
+        CHECKF(kind == HCRT_HP_SINGLE && d->node == 2, "run %d: kind %d node %d",
               run, kind, d->node);
         if (!probed)
-            CHECK(s.iters[0] == 0 && s.iters[1] == 0 && s.iters[2] == 30000,
+            CHECKF(s.iters[0] == 0 && s.iters[1] == 0 && s.iters[2] == 30000,
                   "run %d: iterations %llu %llu %llu", run,
                   (unsigned long long)s.iters[0],
                   (unsigned long long)s.iters[1],
@@ -296,7 +295,7 @@ static void test_unprobed(void)
     }
     hcrt__probecache_info_t info;
     hcrt__probecache_info(pc, 9, &info);
-    CHECK(fabs(info.period_us - 60.0) < 1e-9 && info.drifts == 0 &&
+    CHECKF(fabs(info.period_us - 60.0) < 1e-9 && info.drifts == 0 &&
               info.stable,
           "period %.3f drifts %llu stable %d", info.period_us,
           (unsigned long long)info.drifts, info.stable);
@@ -305,7 +304,7 @@ static void test_unprobed(void)
     REQUIRE(hcrt__probecache_lookup(pc, 9, 2, thr, &d, &prior) == HCRT_OK &&
                 d != NULL,
             "no cached decision");
-    CHECK(d->kind == HCRT_HP_SINGLE && d->node == 0, "kind %d node %d",
+    CHECKF(d->kind == HCRT_HP_SINGLE && d->node == 0, "kind %d node %d",
           d->kind, d->node);
     hcrt__probecache_destroy(pc);
 }
@@ -320,7 +319,7 @@ static void test_rest(void)
     hcrt__hetprobe_node_meas_t m[2];
     char got[40] = {0}, want[] = "P.P...P.......P.....";
     for (int run = 0; run < 20; run++) {
-        CHECK(!hcrt__probecache_rests(pc, 3, 2, 0), "node 0 rests");
+        CHECKF(!hcrt__probecache_rests(pc, 3, 2, 0), "node 0 rests");
         int rests = hcrt__probecache_rests(pc, 3, 2, 1);
         got[run] = rests ? '.' : 'P';
         meas2(m, 1e6, 300, 50.0);
@@ -328,7 +327,7 @@ static void test_rest(void)
             m[1].iters = 0, m[1].speed = 0, m[1].faults = 0;
         hcrt__probecache_update(pc, 3, 2, m, 1);
     }
-    CHECK(strcmp(got, want) == 0, "probes %s, want %s", got, want);
+    CHECKF(strcmp(got, want) == 0, "probes %s, want %s", got, want);
     int more = 0;
     while (hcrt__probecache_rests(pc, 3, 2, 1) && more < 100) {
         meas2(m, 1e6, 0, 50.0);
@@ -336,28 +335,28 @@ static void test_rest(void)
         hcrt__probecache_update(pc, 3, 2, m, 1);
         more++;
     }
-    CHECK(more == 10, "probed again after %d more runs, want 10 (run 31)",
+    CHECKF(more == 10, "probed again after %d more runs, want 10 (run 31)",
           more);
     meas2(m, 1e6, 9e5, 50.0); /* it contributes now */
     hcrt__probecache_update(pc, 3, 2, m, 1);
-    CHECK(!hcrt__probecache_rests(pc, 3, 2, 1), "rests after contributing");
+    CHECKF(!hcrt__probecache_rests(pc, 3, 2, 1), "rests after contributing");
     /* 10 % of the fastest with faults: it crawls and rests, unless its
      * faults took little of its time (slow for another reason) */
     meas2(m, 1e6, 1e5, 50.0);
     m[1].fault_share = 0.2;
     hcrt__probecache_update(pc, 3, 2, m, 1);
-    CHECK(!hcrt__probecache_rests(pc, 3, 2, 1),
+    CHECKF(!hcrt__probecache_rests(pc, 3, 2, 1),
           "10%%, 20%% of its time in faults: rests");
     m[1].fault_share = 0.9;
     hcrt__probecache_update(pc, 3, 2, m, 1);
-    CHECK(hcrt__probecache_rests(pc, 3, 2, 1),
+    CHECKF(hcrt__probecache_rests(pc, 3, 2, 1),
           "10%%, 90%% of its time in faults: does not rest");
     for (int run = 0; run < 3; run++) { /* slow, no faults: not the DSM */
         meas2(m, 1e6, 300, 0);
         hcrt__probecache_update(pc, 4, 2, m, 1);
-        CHECK(!hcrt__probecache_rests(pc, 4, 2, 1), "rests without faults");
+        CHECKF(!hcrt__probecache_rests(pc, 4, 2, 1), "rests without faults");
     }
-    CHECK(!hcrt__probecache_rests(pc, 3, 3, 1) &&
+    CHECKF(!hcrt__probecache_rests(pc, 3, 3, 1) &&
               !hcrt__probecache_rests(pc, 99, 2, 1),
           "rests with another node count or an unknown loop");
     hcrt__probecache_destroy(pc);
@@ -368,12 +367,12 @@ static void test_rest(void)
 static void test_work(void)
 {
     hcrt__probecache_t *pc = cache(3, 0);
-    CHECK(hcrt__probecache_work(pc, 5, 2) == 0.0, "unknown loop has work");
+    CHECKF(hcrt__probecache_work(pc, 5, 2) == 0.0, "unknown loop has work");
     REQUIRE(hcrt__probecache_set_work(pc, 5, 2, 1234.5) == HCRT_OK, "set");
-    CHECK(hcrt__probecache_work(pc, 5, 2) == 1234.5, "work %.1f",
+    CHECKF(hcrt__probecache_work(pc, 5, 2) == 1234.5, "work %.1f",
           hcrt__probecache_work(pc, 5, 2));
-    CHECK(hcrt__probecache_work(pc, 5, 3) == 0.0, "other node count");
-    CHECK(hcrt__probecache_set_work(pc, 5, 2, -1.0) == HCRT_ERR_INVALID &&
+    CHECKF(hcrt__probecache_work(pc, 5, 3) == 0.0, "other node count");
+    CHECKF(hcrt__probecache_set_work(pc, 5, 2, -1.0) == HCRT_ERR_INVALID &&
               hcrt__probecache_set_work(pc, 5, 2, INFINITY) ==
                   HCRT_ERR_INVALID &&
               hcrt__probecache_set_work(pc, 5, 2, NAN) == HCRT_ERR_INVALID,
@@ -381,7 +380,7 @@ static void test_work(void)
     hcrt__hetprobe_node_meas_t m[2];
     meas2(m, 1e6, 1e6, 0);
     hcrt__probecache_update(pc, 5, 2, m, 1); /* an update keeps it */
-    CHECK(hcrt__probecache_work(pc, 5, 2) == 1234.5, "update lost the work");
+    CHECKF(hcrt__probecache_work(pc, 5, 2) == 1234.5, "update lost the work");
     hcrt__probecache_destroy(pc);
 }
 
@@ -390,24 +389,24 @@ static void test_work(void)
 static void test_irregular(void)
 {
     hcrt__probecache_t *pc = cache(3, 0);
-    CHECK(hcrt__probecache_irregular(pc, 7, 2) == -1, "unknown loop known");
+    CHECKF(hcrt__probecache_irregular(pc, 7, 2) == -1, "unknown loop known");
     REQUIRE(hcrt__probecache_set_irregular(pc, 7, 2, 1) == HCRT_OK, "set");
-    CHECK(hcrt__probecache_irregular(pc, 7, 2) == 1, "not irregular");
-    CHECK(hcrt__probecache_irregular(pc, 7, 3) == -1, "other node count");
-    CHECK(hcrt__probecache_irregular(pc, 8, 2) == -1, "other loop");
+    CHECKF(hcrt__probecache_irregular(pc, 7, 2) == 1, "not irregular");
+    CHECKF(hcrt__probecache_irregular(pc, 7, 3) == -1, "other node count");
+    CHECKF(hcrt__probecache_irregular(pc, 8, 2) == -1, "other loop");
     hcrt__hetprobe_node_meas_t m[2];
     meas2(m, 1e6, 1e6, 0);
     hcrt__probecache_update(pc, 7, 2, m, 1);
-    CHECK(hcrt__probecache_irregular(pc, 7, 2) == 1, "update lost it");
+    CHECKF(hcrt__probecache_irregular(pc, 7, 2) == 1, "update lost it");
     REQUIRE(hcrt__probecache_set_irregular(pc, 7, 2, 0) == HCRT_OK, "set 0");
-    CHECK(hcrt__probecache_irregular(pc, 7, 2) == 0, "still irregular");
-    CHECK(hcrt__probecache_set_irregular(pc, 7, 2, 2) == HCRT_ERR_INVALID &&
+    CHECKF(hcrt__probecache_irregular(pc, 7, 2) == 0, "still irregular");
+    CHECKF(hcrt__probecache_set_irregular(pc, 7, 2, 2) == HCRT_ERR_INVALID &&
               hcrt__probecache_set_irregular(pc, 7, 2, -1) ==
                   HCRT_ERR_INVALID &&
               hcrt__probecache_set_irregular(NULL, 7, 2, 1) ==
                   HCRT_ERR_INVALID,
           "bad value accepted");
-    CHECK(hcrt__probecache_irregular(pc, 7, 2) == 0, "bad value changed it");
+    CHECKF(hcrt__probecache_irregular(pc, 7, 2) == 0, "bad value changed it");
     hcrt__probecache_destroy(pc);
 }
 
@@ -419,37 +418,37 @@ static void test_basis(void)
     hcrt__probecache_t *pc = cache(3, 0);
     double it = 100, s = 0.01; /* probe: 1e4 it/s */
     hcrt__probecache_basis(pc, 6, 2, &it, &s);
-    CHECK(it == 100 && s == 0.01, "basis without a run: %g it %g s", it, s);
+    CHECKF(it == 100 && s == 0.01, "basis without a run: %g it %g s", it, s);
     /* run phase: 10 000 iterations at 2e4 it/s; counted as 400 */
     REQUIRE(hcrt__probecache_set_run(pc, 6, 2, 1e4, 0.5) == HCRT_OK, "set");
     hcrt__probecache_basis(pc, 6, 2, &it, &s);
-    CHECK(fabs(it - 500) < 1e-9 && fabs(s - 0.03) < 1e-12,
+    CHECKF(fabs(it - 500) < 1e-9 && fabs(s - 0.03) < 1e-12,
           "basis %g it %g s, want 500 it 0.03 s", it, s);
-    CHECK(fabs(it / s - 500 / 0.03) < 1e-6, "speed %g", it / s);
+    CHECKF(fabs(it / s - 500 / 0.03) < 1e-6, "speed %g", it / s);
     /* a run phase shorter than the cap counts whole */
     REQUIRE(hcrt__probecache_set_run(pc, 6, 2, 200, 0.01) == HCRT_OK, "set");
     it = 100, s = 0.01;
     hcrt__probecache_basis(pc, 6, 2, &it, &s);
-    CHECK(fabs(it - 300) < 1e-9 && fabs(s - 0.02) < 1e-12,
+    CHECKF(fabs(it - 300) < 1e-9 && fabs(s - 0.02) < 1e-12,
           "short run: %g it %g s", it, s);
     /* a run phase 2.5x faster than the probe measured other work */
     REQUIRE(hcrt__probecache_set_run(pc, 6, 2, 2500, 0.1) == HCRT_OK, "set");
     it = 100, s = 0.01;
     hcrt__probecache_basis(pc, 6, 2, &it, &s);
-    CHECK(it == 100 && s == 0.01, "run outside the band used: %g %g", it, s);
+    CHECKF(it == 100 && s == 0.01, "run outside the band used: %g %g", it, s);
     REQUIRE(hcrt__probecache_set_run(pc, 6, 2, 200, 0.01) == HCRT_OK, "set");
     it = 100, s = 0.01;
     hcrt__probecache_basis(pc, 6, 3, &it, &s);
-    CHECK(it == 100 && s == 0.01, "other node count used the run");
+    CHECKF(it == 100 && s == 0.01, "other node count used the run");
     it = 0, s = 0;
     hcrt__probecache_basis(pc, 6, 2, &it, &s);
-    CHECK(it == 0 && s == 0, "an empty probe got a basis");
+    CHECKF(it == 0 && s == 0, "an empty probe got a basis");
     /* ran nothing this call: the probe alone again */
     REQUIRE(hcrt__probecache_set_run(pc, 6, 2, 0, 0) == HCRT_OK, "set");
     it = 100, s = 0.01;
     hcrt__probecache_basis(pc, 6, 2, &it, &s);
-    CHECK(it == 100 && s == 0.01, "a node that ran nothing kept its run");
-    CHECK(hcrt__probecache_set_run(pc, 6, 2, -1, 1) == HCRT_ERR_INVALID &&
+    CHECKF(it == 100 && s == 0.01, "a node that ran nothing kept its run");
+    CHECKF(hcrt__probecache_set_run(pc, 6, 2, -1, 1) == HCRT_ERR_INVALID &&
               hcrt__probecache_set_run(pc, 6, 2, 1, NAN) ==
                   HCRT_ERR_INVALID &&
               hcrt__probecache_set_run(pc, 6, 2, INFINITY, 1) ==
@@ -462,13 +461,13 @@ static void test_basis(void)
     meas2(m, 1e6, 5e5, 0);
     hcrt__probecache_update(pc, 7, 2, m, 1);
     const double *sp = hcrt__probecache_speeds(pc, 7);
-    CHECK(sp && sp[0] == 1e6 && sp[1] == 5e5, "run leaked into the speeds");
+    CHECKF(sp && sp[0] == 1e6 && sp[1] == 5e5, "run leaked into the speeds");
     hcrt__probecache_destroy(pc);
 }
 
 int main(int argc, char **argv)
 {
-    static const test_case_t tests[] = {{"ewma", test_ewma},
+    static const check_case_t tests[] = {{"ewma", test_ewma},
                                         {"stable", test_stable},
                                         {"drift", test_drift},
                                         {"refresh", test_refresh},
@@ -481,5 +480,5 @@ int main(int argc, char **argv)
                                         {"basis", test_basis},
                                         {"irregular", test_irregular},
                                         {NULL, NULL}};
-    return run_tests(tests, argc, argv);
+    return check_run(argc, argv, tests);
 }

@@ -90,11 +90,11 @@ void hcrt__offload_fini(void)
 /* kernel times (hcrt__ofl_kernel_learn) and the per-device counters */
 static pthread_mutex_t kt_lock = PTHREAD_MUTEX_INITIALIZER;
 
-void hcrt__offload_print(FILE *out)
+int hcrt__offload_print(FILE *out)
 {
     ofl_state_t *s = &hcrt__ofl;
     if (!s->up || s->rank != 0)
-        return;
+        return 0;
     fprintf(out,
             "offload: %d device(s), policy %s; kernels launched %ld, data "
             "ops %ld, most tasks in flight at once %ld\n",
@@ -124,6 +124,7 @@ void hcrt__offload_print(FILE *out)
                     n - 1, n, s->dev_kernels[n], s->dev_run_ns[n] * 1e-6,
                     s->dev_run_ns[n] * 1e-3 / (double)s->dev_kernels[n]);
     pthread_mutex_unlock(&kt_lock);
+    return atomic_load(&s->launched) || atomic_load(&s->ops_run);
 }
 
 /* ---- op table: which planned ops have completed (lock held) -------------- */

@@ -20,8 +20,8 @@
 void hcrt__offload_init(MPI_Comm comm);
 /* Collective: drains and stops the event system. */
 void hcrt__offload_fini(void);
-/* The head's figures for the statistics table. */
-void hcrt__offload_print(FILE *out);
+/* The head's figures for the statistics table (non-zero: it did work). */
+int hcrt__offload_print(FILE *out);
 /* Worker ranks serving as devices (0: target regions run on the head). */
 int hcrt__offload_ndev(void);
 /* On a worker, inside an offloaded kernel: its device number, else -1. */

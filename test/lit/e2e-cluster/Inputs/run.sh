@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # run.sh [--env K=V]... [-I DIR]... [--libs "..."] [--ref-cflags "..."]
-#        [--stats RE] SRC WORKDIR
+#        [--stats RE] [--with SRC2]... [--build MODE] [--threads "1 2"]
+#        SRC WORKDIR
 #
 # The end-to-end check of cluster execution (HCRT_CLUSTER=1): builds SRC
 # with the plain LLVM 19 OpenMP compiler (the reference) and with hcc, runs
@@ -9,9 +10,16 @@
 # reference prints with as many threads as the whole cluster team has
 # (np x threads). At 2 and 4 ranks the run's HCRT_STATS table must show
 # regions that really ran on every node.
-# Environment (from the RUN line): HCC CLANG MPIRUN.
+# --with adds source files of the same program (other translation units);
+# --build says how hcc builds them: `together` (one hcc command, the
+# default), `separate` (hcc -c per file, then a link), `archive` (the --with
+# files in a static library linked to SRC's object) or `plugin` (clang-19
+# -fpass-plugin=HCCPasses.so per file, linked with -lhcrt: a CMake-style
+# build, examples/cmake-plugin). --threads lists the threads per rank.
+# Environment (from the RUN line): HCC CLANG MPIRUN; PLUGIN and HCRT_LIB
+# (HCCPasses.so and libhcrt's directory) for --build plugin.
 set -u
-envs=() incs=() libs="" stats_re="" ref_cflags=""
+envs=() incs=() libs="" stats_re="" ref_cflags="" withs=() build=together threads="1 2"
 while [ $# -gt 2 ]; do
     case $1 in
     --env) envs+=("$2"); shift ;;
@@ -19,6 +27,9 @@ while [ $# -gt 2 ]; do
     --libs) libs=$2; shift ;;
     --stats) stats_re=$2; shift ;; # the statistics must also match RE
     --ref-cflags) ref_cflags=$2; shift ;; # for the reference build only
+    --with) withs+=("$(realpath "$2")"); shift ;;
+    --build) build=$2; shift ;;
+    --threads) threads=$2; shift ;;
 
     *) echo "run.sh: unknown option '$1'" >&2; exit 2 ;;
     esac
@@ -47,13 +58,37 @@ cc=$CLANG hcc=$HCC
 case $src in
 *.cpp) cc=${CLANG%clang*}clang++${CLANG##*clang} hcc=$HCC++ ;; # C++ drivers
 esac
-"$cc" -fopenmp -O2 $ref_cflags "${incs[@]}" "$src" -o ref -lm $libs || fail "reference compile failed"
-"$hcc" -fopenmp -O2 "${incs[@]}" "$src" -o hcc -lm $libs || fail "hcc compile failed"
+"$cc" -fopenmp -O2 $ref_cflags "${incs[@]}" "$src" "${withs[@]}" -o ref -lm $libs || fail "reference compile failed"
+# hcc_build: builds ./hcc from SRC and the --with files as --build says.
+hcc_build() {
+    local objs=() f i=0
+    case $build in
+    together) "$hcc" -fopenmp -O2 "${incs[@]}" "$src" "${withs[@]}" -o hcc -lm $libs ;;
+    separate | archive)
+        for f in "$src" "${withs[@]}"; do
+            "$hcc" -fopenmp -O2 "${incs[@]}" -c "$f" -o "obj$i.o" || return 1
+            objs+=("obj$i.o") i=$((i + 1))
+        done
+        if [ "$build" = archive ]; then
+            ar rcs libwith.a "${objs[@]:1}" || return 1
+            objs=("${objs[0]}" libwith.a)
+        fi
+        "$hcc" -fopenmp "${objs[@]}" -o hcc -lm $libs ;;
+    plugin)
+        for f in "$src" "${withs[@]}"; do
+            "$cc" -fopenmp -O2 -fpass-plugin="$PLUGIN" "${incs[@]}" -c "$f" -o "obj$i.o" || return 1
+            objs+=("obj$i.o") i=$((i + 1))
+        done
+        "$cc" -fopenmp "${objs[@]}" -o hcc -L"$HCRT_LIB" -Wl,-rpath,"$HCRT_LIB" -lhcrt -lm $libs ;;
+    *) fail "unknown --build '$build'" ;;
+    esac
+}
+hcc_build || fail "hcc build ($build) failed"
 
 xs=(-x HCRT_CLUSTER -x OMP_NUM_THREADS -x HCRT_STATS)
 for kv in "${envs[@]}"; do xs+=(-x "${kv%%=*}"); done
 for np in 1 2 4; do
-    for t in 1 2; do
+    for t in $threads; do
         total=$((np * t))
         if [ ! -f "ref.$total" ]; then
             env "${envs[@]}" OMP_NUM_THREADS=$total timeout -k 5 120 ./ref \
@@ -74,4 +109,4 @@ for np in 1 2 4; do
             { cat "$out.err" >&2; fail "the statistics do not match '$stats_re'"; }
     done
 done
-echo "run.sh: $(basename "$src"): identical output at -np 1/2/4 x 1/2 threads"
+echo "run.sh: $(basename "$src") ($build): identical output at -np 1/2/4 x ${threads// //} threads"

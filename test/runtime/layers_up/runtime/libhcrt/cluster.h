@@ -1,0 +1,1 @@
+/* Fixture of the layer check: a header of the top layer. */
