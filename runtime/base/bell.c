@@ -358,7 +358,7 @@ int hcrt__bell_wait(hcrt_bell_t *b, long ns)
  * soon as it wakes, and it is preempted after that slice if it keeps the
  * core. Its share of the core does not change. Task-Bench's fft graph with
  * 3 devices, two sharing a core with a CPU hog: 0.60 s -> 0.21 s (HEFT),
- * 0.73-0.76 s -> 0.22-0.24 s (round robin); bench/RESULTS.md "Session 11".
+ * 0.73-0.76 s -> 0.22-0.24 s (round robin), with bench/taskbench/run.sh.
  * Older kernels ignore the request. Used by the event gate and data
  * handler; not by the DSM service thread (see service.c). */
 struct hcrt_sched_attr { /* <linux/sched/types.h>, SCHED_ATTR_SIZE_VER0 */

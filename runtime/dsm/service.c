@@ -483,7 +483,7 @@ static void *service_main(void *arg)
     /* the default slice: a short one let the head's service thread
      * preempt the head's computation for every request of an idle
      * worker (LU with a hog on the worker's core: 2.1-3.0 s -> 2.8-3.9 s,
-     * bench/RESULTS.md "Session 11"); it blocks on bells when contended */
+     * NPB LU class S at 2 ranks); it blocks on bells when contended */
     hcrt__helper_thread_start("hcrt-dsm", 0);
     while (!atomic_load(&svc.stop) || svc.nsends > 0 ||
            atomic_load(&svc.submitted)) {

@@ -381,7 +381,8 @@ static void print_region(FILE *out, const hcrt_region_desc_t *d,
 static int print_place(FILE *out, void *arg)
 {
     (void)arg;
-    int said = tab.lost_ns > 0 || tab.budget_refused > 0 || tls_moves > 0;
+    int said = place_on <= 0 || tab.lost_ns > 0 || tab.budget_refused > 0 ||
+               tls_moves > 0;
     double run = (double)(hcrt__now_ns() - tab.start_ns) * 1e-9;
     fprintf(out,
             "region placement %s: tries lost %.2f ms in all (%.2f %% of "
