@@ -129,6 +129,18 @@ void hcrt__heap_started(int cluster)
     hcrt__heap_any |= cluster;
 }
 
+/* A child forked in cluster mode: DSM memory is a mapping shared with the
+ * parent and no service thread serves the child's faults, so its blocks
+ * are the parent's (never freed or resized in place here) and the child
+ * allocates from the C library. */
+static int forked;
+
+void hcrt__heap_fork_child(void)
+{
+    forked = 1;
+    hcrt__heap_mode = HCRT_HEAP_LIBC;
+}
+
 static int in_dsm_heap(const void *p)
 {
     uintptr_t v = (uintptr_t)p;
@@ -183,7 +195,7 @@ void hcrt__heap_free(void *p)
          * DSM blocks are dropped: the range is gone, and libc must never
          * see such a pointer; arena blocks are never reused */
         if (in_dsm_heap(p)) {
-            if (hcrt__cluster_on)
+            if (hcrt__cluster_on && !forked)
                 hcrt__dsm_free(p);
             return;
         }
@@ -220,6 +232,8 @@ void *hcrt__heap_realloc(void *p, size_t size)
     if (!p)
         return hcrt__heap_alloc(size, 0, 0);
     if (hcrt__heap_any) {
+        if (in_dsm_heap(p) && hcrt__cluster_on && forked)
+            return move_block(p, hcrt__dsm_usable_size(p), size);
         if (in_dsm_heap(p) && hcrt__cluster_on)
             return hcrt__dsm_realloc(p, size);
         if (hcrt__arena_contains(p))

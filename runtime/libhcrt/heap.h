@@ -33,6 +33,9 @@ size_t hcrt__heap_usable(void *p);
 int hcrt__heap_owned(const void *p);
 /* Start-up, every rank: the DSM heap from now on (cluster), else libc. */
 void hcrt__heap_started(int cluster);
+/* In a child forked in cluster mode (threads.c): the C library's heap;
+ * the DSM's blocks stay the parent's. */
+void hcrt__heap_fork_child(void);
 
 /* arena.c */
 int hcrt__arena_open(void);
