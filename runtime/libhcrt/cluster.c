@@ -411,6 +411,7 @@ void hcrt__cluster_fini(void)
     if (!hcrt__cluster_on)
         return;
     hcrt__cluster_on = 0;
+    hcrt__heap_shutdown(); /* from here on the C library's */
     hcrt__dsm_fini();
     MPI_Comm_free(&fork_comm);
     MPI_Comm_free(&reduce_comm);

@@ -141,6 +141,11 @@ void hcrt__heap_fork_child(void)
     hcrt__heap_mode = HCRT_HEAP_LIBC;
 }
 
+void hcrt__heap_shutdown(void)
+{
+    hcrt__heap_mode = HCRT_HEAP_LIBC;
+}
+
 static int in_dsm_heap(const void *p)
 {
     uintptr_t v = (uintptr_t)p;
@@ -192,8 +197,9 @@ void hcrt__heap_free(void *p)
         return;
     if (HCRT_UNLIKELY(hcrt__heap_any)) {
         /* after shutdown (destructors of C++ globals, atexit handlers)
-         * DSM blocks are dropped: the range is gone, and libc must never
-         * see such a pointer; arena blocks are never reused */
+         * and in a forked child DSM blocks are dropped: the DSM's
+         * allocator is not this process's to use, and libc must never see
+         * such a pointer; arena blocks are never reused */
         if (in_dsm_heap(p)) {
             if (hcrt__cluster_on && !forked)
                 hcrt__dsm_free(p);
@@ -227,15 +233,25 @@ static void *move_block(void *p, size_t old, size_t size)
     return q;
 }
 
+/* Bytes a DSM block this process may not resize in place can be copied
+ * from: its size in a forked child, the rest of the range (mapped) after
+ * shutdown, when the allocator's records are gone. */
+static size_t foreign_size(void *p)
+{
+    if (hcrt__cluster_on)
+        return hcrt__dsm_usable_size(p);
+    return hcrt__cluster_heap_hi - (uintptr_t)p;
+}
+
 void *hcrt__heap_realloc(void *p, size_t size)
 {
     if (!p)
         return hcrt__heap_alloc(size, 0, 0);
     if (hcrt__heap_any) {
-        if (in_dsm_heap(p) && hcrt__cluster_on && forked)
-            return move_block(p, hcrt__dsm_usable_size(p), size);
-        if (in_dsm_heap(p) && hcrt__cluster_on)
+        if (in_dsm_heap(p) && hcrt__cluster_on && !forked)
             return hcrt__dsm_realloc(p, size);
+        if (in_dsm_heap(p)) /* the parent's, or the DSM shut down */
+            return move_block(p, foreign_size(p), size);
         if (hcrt__arena_contains(p))
             return move_block(p, hcrt__arena_usable(p), size);
         if (hcrt__heap_mode != HCRT_HEAP_LIBC && !in_dsm_heap(p))

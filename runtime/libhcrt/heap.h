@@ -36,6 +36,10 @@ void hcrt__heap_started(int cluster);
 /* In a child forked in cluster mode (threads.c): the C library's heap;
  * the DSM's blocks stay the parent's. */
 void hcrt__heap_fork_child(void);
+/* The DSM shuts down (cluster.c): later allocations (destructors of
+ * globals, exit handlers) come from the C library; DSM blocks are then
+ * never freed, and realloc copies them (the range stays mapped). */
+void hcrt__heap_shutdown(void);
 
 /* arena.c */
 int hcrt__arena_open(void);
