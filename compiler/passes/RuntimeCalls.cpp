@@ -156,7 +156,20 @@ const char *const ApiNames[] = {"get_thread_num",
                                 "target_memcpy",
                                 "target_memcpy_rect",
                                 "target_associate_ptr",
-                                "target_disassociate_ptr"};
+                                "target_disassociate_ptr",
+                                "init_allocator",
+                                "destroy_allocator",
+                                "alloc",
+                                "aligned_alloc",
+                                "calloc",
+                                "aligned_calloc",
+                                "realloc",
+                                "free"};
+
+// __kmpc_<x> of the allocate directive and clause: __hcrt_kmpc_<x>, since
+// __hcrt_<x> names the user's malloc family (heap.c).
+const char *const KmpcAllocNames[] = {"alloc", "aligned_alloc", "calloc",
+                                      "realloc", "free"};
 
 template <size_t N> StringSet<> toSet(const char *const (&Names)[N]) {
   StringSet<> S;
@@ -171,9 +184,13 @@ std::string hcrtTwin(StringRef Name) {
   static const StringSet<> Kmpc = toSet(KmpcNames);
   static const StringSet<> Tgt = toSet(TgtNames);
   static const StringSet<> Api = toSet(ApiNames);
+  static const StringSet<> KmpcAlloc = toSet(KmpcAllocNames);
   StringRef Rest = Name;
   if (Rest.consume_front("__kmpc_") && Kmpc.contains(Rest))
     return ("__hcrt_" + Rest).str();
+  Rest = Name;
+  if (Rest.consume_front("__kmpc_") && KmpcAlloc.contains(Rest))
+    return ("__hcrt_kmpc_" + Rest).str();
   Rest = Name;
   if (Rest.consume_front("__tgt_") && Tgt.contains(Rest))
     return ("__hcrt_" + Rest).str();

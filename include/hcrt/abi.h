@@ -428,6 +428,20 @@ HCRT_ABI_EXPORT void *__hcrt_stack_save(void);
 HCRT_ABI_EXPORT void *__hcrt_stack_alloc(size_t size, size_t align);
 HCRT_ABI_EXPORT void __hcrt_stack_restore(void *mark);
 
+/* The allocate directive and clause: clang's __kmpc_alloc family (the
+ * allocator is an omp_allocator_handle_t); DSM memory in cluster mode. */
+HCRT_ABI_EXPORT void *__hcrt_kmpc_alloc(int gtid, size_t size,
+                                        uintptr_t allocator);
+HCRT_ABI_EXPORT void *__hcrt_kmpc_aligned_alloc(int gtid, size_t align,
+                                                size_t size,
+                                                uintptr_t allocator);
+HCRT_ABI_EXPORT void *__hcrt_kmpc_calloc(int gtid, size_t n, size_t size,
+                                         uintptr_t allocator);
+HCRT_ABI_EXPORT void *__hcrt_kmpc_realloc(int gtid, void *p, size_t size,
+                                          uintptr_t allocator,
+                                          uintptr_t free_allocator);
+HCRT_ABI_EXPORT void __hcrt_kmpc_free(int gtid, void *p, uintptr_t allocator);
+
 /* Writable, defined, non-TLS globals are moved by the pass into section
  * "hcrt_shared" (initialised, PROGBITS) or "hcrt_shared_bss"
  * (zero-initialised, NOBITS), each module ending both with a 4 KiB,
@@ -576,7 +590,9 @@ HCRT_ABI_EXPORT void __hcrt_push_mapper_component(void *handle, void *base,
     X(unset_nest_lock) X(test_nest_lock)                                     \
     X(target_alloc) X(target_free) X(target_is_present) X(target_memcpy)     \
     X(target_memcpy_rect) X(target_associate_ptr)                            \
-    X(target_disassociate_ptr)
+    X(target_disassociate_ptr)                                               \
+    X(init_allocator) X(destroy_allocator) X(alloc) X(aligned_alloc)         \
+    X(calloc) X(aligned_calloc) X(realloc) X(free)
 // clang-format on
 
 /* The runtime defines each __hcrt_omp_<name> with omp.h's prototype. */

@@ -157,9 +157,6 @@ void hcrt__dsm_stacks_fini(void);
 /* For the fault report: the stack block whose guard holds addr; 0 if none. */
 int hcrt__dsm_stack_guarded(uintptr_t addr, uintptr_t *lo, size_t *size,
                             const char **who, const char **hint);
-/* [lo, hi) of this rank's stack region once in use (range_fini keeps it
- * mapped: threads may still run there); lo == hi when unused. */
-void hcrt__dsm_stacks_kept(uintptr_t *lo, uintptr_t *hi);
 
 /* ---- home.c ---- */
 /* Home of page `idx`; may ask the directory through the service thread

@@ -49,7 +49,6 @@ static struct {
     size_t need, want; /* bytes asked for before init (this rank) */
     size_t lo, hi;     /* this rank's region [lo, hi), page indices */
     size_t bump;       /* never-used pages start here */
-    int used;          /* a stack was handed out: keep the region mapped */
     block_t blk[MAX_BLOCKS];
     size_t nblk; /* entries of blk in use (live or free) */
 } st = {.mu = PTHREAD_MUTEX_INITIALIZER};
@@ -91,7 +90,6 @@ hcrt_status_t hcrt__dsm_stacks_init(void)
     st.lo = st.hi - dsm.stack_pages;
     st.bump = st.lo;
     st.nblk = 0;
-    st.used = 0;
     return HCRT_OK;
 }
 
@@ -99,15 +97,6 @@ void hcrt__dsm_stacks_fini(void)
 {
     dsm.stack_pages = 0;
     st.need = st.want = 0;
-}
-
-void hcrt__dsm_stacks_kept(uintptr_t *lo, uintptr_t *hi)
-{
-    *lo = *hi = 0;
-    if (st.used) {
-        *lo = hcrt__dsm_page_addr(st.lo);
-        *hi = hcrt__dsm_page_addr(st.lo) + (st.hi - st.lo) * DSM_PAGE;
-    }
 }
 
 /* Guard pages PG_GUARD; stack pages read-write for good, the home their
@@ -156,7 +145,6 @@ void *hcrt__dsm_stack_new(size_t size, size_t guard, const char *who,
         b->size = size;
         b->who = who, b->hint = hint;
         install(b);
-        st.used = 1;
         atomic_store(&b->lo, hcrt__dsm_page_addr(b->first) + b->guard);
     }
     pthread_mutex_unlock(&st.mu);

@@ -32,10 +32,12 @@
 #include "base/stats.h"
 #include "base/wait.h"
 #include "dsm/dsm.h"
+#include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
 #include "libhcrt/cluster_place.h"
 #include "libhcrt/fault/fault.h"
+#include "libhcrt/heap.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
 #include "sched/pool_xchg.h"
@@ -255,6 +257,7 @@ void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed (%s)",
                    loc && loc->psource ? loc->psource : "?");
     hcrt__doing_set(HCRT_DOING_REGION, NULL);
+    hcrt__cancel_note_barrier();
     HCRT_OBS(hcrt__obs_barrier(t0));
 }
 
@@ -377,6 +380,7 @@ void hcrt__cluster_init(void)
     int size = hcrt__size(), mine = omp_get_max_threads();
 
     add_global_areas();
+    hcrt__arena_share(comm); /* memory allocated before main */
     hcrt__mainstack_reserve();
     if (hcrt__dsm_init(comm) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "the DSM could not start (see above)");
@@ -399,6 +403,7 @@ void hcrt__cluster_init(void)
     }
     MPI_Bcast(&slots, sizeof(slots), MPI_BYTE, 0, comm);
     hcrt__cluster_icv_init();
+    hcrt__cancel_init();
     hcrt__cluster_place_init();
     hcrt__stats_register("cluster", print_cluster, NULL);
     hcrt__cluster_on = 1;
@@ -412,6 +417,7 @@ void hcrt__cluster_fini(void)
     if (!hcrt__cluster_on)
         return;
     hcrt__cluster_on = 0;
+    hcrt__heap_shutdown(); /* from here on the C library's */
     hcrt__dsm_fini();
     MPI_Comm_free(&fork_comm);
     MPI_Comm_free(&reduce_comm);
@@ -487,6 +493,7 @@ static void cluster_entry(int32_t *gtid, int32_t *btid,
         .hidden = local == 1};
     hcrt__cluster_icv_enter(&region_icv);
     ws_seq = 0;
+    hcrt__cancel_thread_enter();
     hcrt__cluster_place_tls_enter(omp_get_thread_num());
     region->tramp(gtid, btid, args);
     hcrt__cluster_place_tls_leave(omp_get_thread_num());
@@ -510,6 +517,7 @@ static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     HCRT_OBS(hcrt__obs_region_begin(region));
     hcrt__dsm_region_begin(region->id);
     hcrt__cluster_icv_fork_begin(icv);
+    hcrt__cancel_region_begin();
     __kmpc_push_num_threads(loc, gtid, hcrt__cluster_team.local);
     __kmpc_fork_call(loc, 3, (kmpc_micro_t)cluster_entry, region, args, loc);
     hcrt__cluster_icv_fork_end(icv);

@@ -36,6 +36,7 @@
 #include "base/stats.h"
 #include "base/trace.h"
 #include "base/wait.h"
+#include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_place.h"
 #include "libhcrt/runtime.h"
@@ -106,6 +107,13 @@ void hcrt__cluster_place_init(void)
             tls_len = 0;
             place_on = -1;
         }
+    }
+    if (hcrt__cancel_on) {
+        /* libomp 19 hangs a team that cancels its region after a dynamic
+         * loop (clang-19 alone too): keep such teams hcc's, on all nodes */
+        hcrt_debug(HCRT_MOD_SCHED, "OMP_CANCELLATION=true: regions stay on "
+                                   "all nodes");
+        place_on = -1;
     }
     eager =
         tls_len && (size_t)hcrt__cluster_max_threads() * tls_len <= EAGER_BYTES;

@@ -29,6 +29,7 @@
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
 #include "libhcrt/fault/fault.h"
+#include "libhcrt/heap.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/runtime.h"
@@ -197,6 +198,7 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
         if (cluster_wanted)
             hcrt__cluster_init();
     }
+    hcrt__heap_started(hcrt__cluster_on); /* the program's heap from now */
     if (mode == MODE_MAIN)
         hcrt__offload_init(comm); /* workers as devices (offload/, #6) */
     if (rank == 0)
@@ -326,6 +328,18 @@ static void on_exit_handler(int status, void *arg)
     hcrt__runtime_fini();
 }
 
+/* A worker of a cluster job leaves without running the program's exit
+ * handlers and the destructors of its globals: it never ran main, and its
+ * globals are the head's (DSM memory): a global stream would flush the
+ * head's buffer into the head's file a second time, a global container
+ * would free the head's blocks. */
+static _Noreturn void worker_exit(int status)
+{
+    hcrt__runtime_fini();
+    fflush(NULL);
+    _exit(status);
+}
+
 HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
                                 hcrt_main_fn_t user_main)
 {
@@ -348,6 +362,6 @@ HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
         return hcrt__mainstack_run_main(user_main, argc, argv, envp);
     }
     if (hcrt__cluster_on)
-        return hcrt__mainstack_run_worker(hcrt__cluster_worker_loop);
+        worker_exit(hcrt__mainstack_run_worker(hcrt__cluster_worker_loop));
     return worker_wait_status();
 }

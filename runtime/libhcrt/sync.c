@@ -17,12 +17,15 @@
 #include "base/log.h"
 #include "base/node.h"
 #include "dsm/dsm.h"
+#include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
+#include "libhcrt/cluster_loops.h"
 #include "libhcrt/core.h"
 #include "libhcrt/observe.h"
 
 #define HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
 #define INSIDE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_inside())
+#define CANCEL_LOOP 2 /* libomp's kind of `cancel for` */
 
 HCRT_ABI_EXPORT void __hcrt_barrier(hcrt_ident_t *loc, int32_t gtid)
 {
@@ -36,7 +39,9 @@ HCRT_ABI_EXPORT void __hcrt_barrier(hcrt_ident_t *loc, int32_t gtid)
 HCRT_ABI_EXPORT int32_t __hcrt_cancel_barrier(hcrt_ident_t *loc, int32_t gtid)
 {
     if (HERE) {
-        hcrt__cluster_barrier(loc, gtid); /* no cancellation across nodes */
+        if (hcrt__cancel_on)
+            return hcrt__cancel_barrier(loc, gtid);
+        hcrt__cluster_barrier(loc, gtid);
         return 0;
     }
     return __kmpc_cancel_barrier(loc, gtid);
@@ -45,19 +50,23 @@ HCRT_ABI_EXPORT int32_t __hcrt_cancel_barrier(hcrt_ident_t *loc, int32_t gtid)
 HCRT_ABI_EXPORT int32_t __hcrt_cancel(hcrt_ident_t *loc, int32_t gtid,
                                       int32_t kind)
 {
-    if (HERE && omp_get_cancellation())
-        hcrt__cluster_unsupported_fix(
-            loc, "cancel",
-            "leave OMP_CANCELLATION unset (cancel is then a no-op) or run "
-            "with HCRT_CLUSTER=0 (the program then runs on the head node "
-            "only)");
-    return __kmpc_cancel(loc, gtid, kind);
+    if (HCRT_UNLIKELY(hcrt__cancel_on) && hcrt__cluster_here())
+        return hcrt__cancel_request(loc, gtid, kind);
+    int32_t r = __kmpc_cancel(loc, gtid, kind);
+    if (r && kind == CANCEL_LOOP)
+        hcrt__loops_cancel_drain(loc, gtid);
+    return r;
 }
 
 HCRT_ABI_EXPORT int32_t __hcrt_cancellationpoint(hcrt_ident_t *loc,
                                                  int32_t gtid, int32_t kind)
 {
-    return __kmpc_cancellationpoint(loc, gtid, kind);
+    if (HCRT_UNLIKELY(hcrt__cancel_on) && hcrt__cluster_here())
+        return hcrt__cancel_point(loc, gtid, kind);
+    int32_t r = __kmpc_cancellationpoint(loc, gtid, kind);
+    if (r && kind == CANCEL_LOOP)
+        hcrt__loops_cancel_drain(loc, gtid);
+    return r;
 }
 
 HCRT_ABI_EXPORT int32_t __hcrt_single(hcrt_ident_t *loc, int32_t gtid)

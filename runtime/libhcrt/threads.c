@@ -42,6 +42,7 @@
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
+#include "libhcrt/heap.h"
 
 #define HCRT_EXPORT __attribute__((visibility("default")))
 #define GUARD ((size_t)1 << 20)
@@ -281,6 +282,7 @@ static void fork_body(void)
             privatise(fk.lo, fk.size, fk.copy_from);
         hcrt__stack_each_chunk(privatise_chunk);
         hcrt__dsm_fork_child();
+        hcrt__heap_fork_child();
         close(fk.pipe[0]);
         (void)!write(fk.pipe[1], &c, 1);
         close(fk.pipe[1]);

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# run.sh [--env K=V]... [-I DIR]... [--libs "..."] [--stats RE]
-#        [--with SRC2]... [--build MODE] [--threads "1 2"]
+# run.sh [--env K=V]... [-I DIR]... [--libs "..."] [--ref-cflags "..."]
+#        [--stats RE] [--with SRC2]... [--build MODE] [--threads "1 2"]
 #        [--nthreads-tail ,A,B] [--src FILE]... [--lib FILE]... SRC WORKDIR
 #
 # The end-to-end check of cluster execution (HCRT_CLUSTER=1): builds SRC
@@ -25,7 +25,7 @@
 # Environment (from the RUN line): HCC CLANG MPIRUN; PLUGIN and HCRT_LIB
 # (HCCPasses.so and libhcrt's directory) for --build plugin.
 set -u
-envs=() incs=() libs="" stats_re="" withs=() build=together threads="1 2"
+envs=() incs=() libs="" stats_re="" ref_cflags="" withs=() build=together threads="1 2"
 nt_tail="" srcs=() libsrcs=()
 while [ $# -gt 2 ]; do
     case $1 in
@@ -33,6 +33,7 @@ while [ $# -gt 2 ]; do
     -I) incs+=(-I "$(realpath "$2")"); shift ;;
     --libs) libs=$2; shift ;;
     --stats) stats_re=$2; shift ;; # the statistics must also match RE
+    --ref-cflags) ref_cflags=$2; shift ;; # for the reference build only
     --with) withs+=("$(realpath "$2")"); shift ;;
     --build) build=$2; shift ;;
     --threads) threads=$2; shift ;;
@@ -118,7 +119,7 @@ if [ ${#srcs[@]} -gt 0 ] || [ ${#libsrcs[@]} -gt 0 ]; then
     files_build ref || fail "reference compile failed"
     files_build hcc || fail "hcc compile failed"
 else
-    "$cc" -fopenmp -O2 "${incs[@]}" "$src" "${withs[@]}" -o ref -lm $libs || fail "reference compile failed"
+    "$cc" -fopenmp -O2 $ref_cflags "${incs[@]}" "$src" "${withs[@]}" -o ref -lm $libs || fail "reference compile failed"
     hcc_build || fail "hcc build ($build) failed"
 fi
 
