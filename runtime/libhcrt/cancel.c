@@ -302,15 +302,17 @@ void hcrt__cancel_thread_enter(void)
     t_ws_bar = 0;
 }
 
-static void print_cancel(FILE *out, void *arg)
+static int print_cancel(FILE *out, void *arg)
 {
     (void)arg;
+    uint64_t cancels = atomic_load(&counters.cancels);
     fprintf(out,
             "cancellation across nodes: %" PRIu64 " cancel requests, seen at "
             "%" PRIu64 " cancellation points, %" PRIu64 " barriers and %" PRIu64
             " chunk requests (head's counts)\n",
-            atomic_load(&counters.cancels), atomic_load(&counters.points),
+            cancels, atomic_load(&counters.points),
             atomic_load(&counters.barriers), atomic_load(&counters.stopped));
+    return cancels > 0;
 }
 
 /* Every rank must have the head's cancel-var: a worker that never looks
