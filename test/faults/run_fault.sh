@@ -98,19 +98,23 @@ else
   [ "$host" = "$(hostname)" ] || [ "$host" = "$(hostname -s)" ] ||
     say FAIL "report names host '$host', not $(hostname)"
 fi
-if [ "$kind" = segv ]; then
+# A crash before the DSM installed its SIGSEGV handler (phase startup) has
+# Open MPI's message instead of the runtime's crash report: the report
+# says the rank died, and that is all there is to say.
+if [ "$kind" = segv ] && [ "$phase" != startup ]; then
   grep -q "fault: rank $rank .*it reported a crash" "$out" ||
     say FAIL "the report does not say that rank $rank crashed"
   [ "$(grep -c "segmentation fault" "$out")" = 1 ] ||
     say FAIL "the segfault's message is not printed exactly once"
 fi
-python3 - "$json" "$rank" "$diag" "$kind" <<'PY' || say FAIL "JSON report: $(python3 -c 'import sys' 2>&1)"
+python3 - "$json" "$rank" "$diag" "$kind" "$phase" <<'PY' || say FAIL "JSON report: $(python3 -c 'import sys' 2>&1)"
 import json, sys
-path, rank, diag, kind = sys.argv[1], int(sys.argv[2]), sys.argv[3], sys.argv[4]
+path, rank, diag, kind, phase = sys.argv[1], int(sys.argv[2]), *sys.argv[3:6]
 r = json.load(open(path))
 f = [x for x in r["failures"] if x["rank"] == rank]
 assert f and f[0]["diagnosis"] == diag, (r["failures"], rank, diag)
 # the crash's own message, which the stderr report does not repeat
-assert kind != "segv" or "segmentation fault" in f[0]["last_words"], f
+assert kind != "segv" or phase == "startup" or \
+    "segmentation fault" in f[0]["last_words"], f
 PY
 say PASS "${line#*fault: }"
