@@ -98,6 +98,14 @@ else
   [ "$host" = "$(hostname)" ] || [ "$host" = "$(hostname -s)" ] ||
     say FAIL "report names host '$host', not $(hostname)"
 fi
+# A rank that failed well after start-up has said what it was doing (by
+# its heartbeats to the rank that watches it, which tells the reporting
+# rank when that one asks)
+case $phase in
+startup | shutdown) ;;
+*) ! grep -q "fault: rank $rank .*doing something unknown" "$out" ||
+  say FAIL "the report does not say what rank $rank was doing" ;;
+esac
 # A crash before the DSM installed its SIGSEGV handler (phase startup) has
 # Open MPI's message instead of the runtime's crash report: the report
 # says the rank died, and that is all there is to say.

@@ -148,13 +148,26 @@ void hcrt__fd_on_pong(const fd_msg_t *m)
 void hcrt__fd_on_probe_req(const fd_msg_t *m)
 {
     fd_state_t *f = &hcrt__fd;
-    if (m->subject >= 0 && m->subject < f->size && m->subject != f->rank)
-        probe_start(m->subject, m->h.from, f->probe_time * 0.7);
+    if (m->subject < 0 || m->subject >= f->size || m->subject == f->rank)
+        return;
+    probe_start(m->subject, m->h.from, f->probe_time * 0.7);
+    /* what the subject last said it was doing, heard here if this rank
+     * watches it: at once, for the asker's report */
+    if (f->peers[m->subject].doing[0]) {
+        fd_msg_t r = {.subject = m->subject, .flags = FD_RES_DOING};
+        snprintf(r.text, sizeof r.text, "%s", f->peers[m->subject].doing);
+        hcrt__fd_send(m->h.from, FD_PROBE_RES, &r);
+    }
 }
 
 void hcrt__fd_on_probe_res(const fd_msg_t *m)
 {
     fd_case_t *c = case_of(m->subject);
+    if (c && (m->flags & FD_RES_DOING)) {
+        if (!c->doing[0])
+            snprintf(c->doing, sizeof c->doing, "%s", m->text);
+        return;
+    }
     if (!c || c->decided)
         return;
     c->answered++;
@@ -246,12 +259,17 @@ static void probe_timers(uint64_t now)
     }
 }
 
+#define DOING_GRACE_NS 200000000ULL /* 0.2 s */
+
 static int ready_to_decide(fd_case_t *c, uint64_t now)
 {
     fd_probe_t *p = c->probe;
     uint32_t ev = c->ev | (p ? p->got : 0);
+    /* conclusive, but what the subject was doing is unknown here: the
+     * helpers asked answer that at once (a datagram's round trip) */
     if (hcrt__fd_conclusive(ev))
-        return 1;
+        return c->doing[0] || c->asked == 0 ||
+               now >= c->opened + DOING_GRACE_NS;
     if (p && !probe_done(p, now)) {
         if (now >= p->next_ping) {
             fd_msg_t m = {.subject = c->subject};

@@ -73,6 +73,9 @@ typedef union fd_wire {
 } fd_wire_t;
 
 #define FD_HB_SLOW 1u /* the sender's detector ran late (descheduled) */
+#define FD_RES_DOING                                                           \
+    2u /* a probe answer that only says what the subject                       \
+        * last said it was doing (sent at once) */
 
 /* What every rank publishes at start-up. */
 typedef struct fd_rec {
