@@ -35,7 +35,7 @@
 #include "base/log.h"
 #include "dsm/dsm_int.h"
 
-#define MAX_BLOCKS 512
+#define MAX_BLOCKS 4096 /* stacks at once on a rank: libomp allows teams of thousands */
 
 typedef struct block {
     _Atomic uintptr_t lo;   /* lowest stack address (guard below); 0: free */
@@ -68,13 +68,17 @@ size_t hcrt__dsm_stacks_size(void)
 
 /* Collective: every rank computes homes from the region's size, so all
  * take the largest request (settings such as RLIMIT_STACK may differ):
- * what they want, at most half a slice, but at least what they need. */
+ * what they want, and at least a quarter of a slice (address space only:
+ * a larger HCRT_DSM_SIZE leaves room for more threads), at most half a
+ * slice, but at least what they need. */
 hcrt_status_t hcrt__dsm_stacks_init(void)
 {
     unsigned long mine[2] = {(st.need + DSM_PAGE - 1) / DSM_PAGE,
                              (st.want + DSM_PAGE - 1) / DSM_PAGE};
     unsigned long all[2] = {0, 0}, cap = dsm.slice_pages / 2;
     MPI_Allreduce(mine, all, 2, MPI_UNSIGNED_LONG, MPI_MAX, dsm.coll_comm);
+    if (all[1] && all[1] < dsm.slice_pages / 4)
+        all[1] = dsm.slice_pages / 4;
     dsm.stack_pages = all[1] < cap ? all[1] : cap;
     if (all[0] > dsm.stack_pages) {
         dsm.stack_pages = 0;
