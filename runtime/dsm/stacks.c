@@ -35,7 +35,8 @@
 #include "base/log.h"
 #include "dsm/dsm_int.h"
 
-#define MAX_BLOCKS 4096 /* stacks at once on a rank: libomp allows teams of thousands */
+/* stacks at once on a rank: libomp allows teams of thousands */
+#define MAX_BLOCKS 4096
 
 typedef struct block {
     _Atomic uintptr_t lo;   /* lowest stack address (guard below); 0: free */
