@@ -32,7 +32,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "base/bell.h"
+#include "base/clock.h"
 #include "base/kmp_abi.h"
 #include "base/log.h"
 #include "base/wait.h"

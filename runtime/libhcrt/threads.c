@@ -141,18 +141,15 @@ static int attr_with_stack(const pthread_attr_t *attr, pthread_attr_t *na,
     return pthread_attr_setstack(na, lo, size);
 }
 
-/* DSM address space for the stacks of libomp's threads on this rank:
- * twice what a team of the default size plus libomp's helper threads
- * takes (nested teams, threads libomp re-creates), and room for at least
- * STACK_MIN_THREADS threads (a region kept on the head may ask for a team
- * of 64: OpenMP_VV's task tests), at least 256 MiB. Only address space:
- * a stack's pages cost memory when its thread touches them. */
-#define STACK_MIN_THREADS 128
+/* DSM memory for the stacks of libomp's threads on this rank: twice what
+ * a team of the default size plus libomp's helper threads takes (nested
+ * teams, threads libomp re-creates), at least 256 MiB. The DSM makes the
+ * region at least a quarter of the rank's slice (dsm/stacks.c): room for
+ * the large teams of regions kept on the head. */
 size_t hcrt__threads_stack_budget(void)
 {
     size_t per = kmp_get_stacksize_s() + TLS_ROOM + ALT_SIZE + GUARD;
-    size_t n = ((size_t)omp_get_max_threads() + 16) * 2;
-    size_t all = (n < STACK_MIN_THREADS ? STACK_MIN_THREADS : n) * per;
+    size_t all = ((size_t)omp_get_max_threads() + 16) * per * 2;
     return all < ((size_t)256 << 20) ? (size_t)256 << 20 : all;
 }
 
