@@ -72,6 +72,9 @@ def points_up(src, dst, units=False):
     return False
 
 
+LIBC = "/lib/x86_64-linux-gnu/libc.so.6"
+
+
 def object_arrows(root, build):
     """(source, source) call arrows from the runtime's object files (of
     sources that still exist: a build tree keeps objects of moved files)."""
@@ -98,10 +101,17 @@ def object_arrows(root, build):
                     defs.setdefault(p[2], src)
                 elif len(p) == 2 and p[0] == "U":
                     undefs[src].add(p[1])
+    # A C library function the runtime defines to interpose it (libhcrt's
+    # pthread_create, fork, malloc, ...) is called by lower layers as the C
+    # library's: not an arrow.
+    libc = subprocess.run(["nm", "-D", "--defined-only", LIBC],
+                          capture_output=True, text=True).stdout
+    libc = {line.split()[-1].split("@")[0] for line in libc.splitlines()
+            if line.strip()}
     arrows = set()
     for src, us in undefs.items():
         for u in us:
-            if u in defs and defs[u] != src:
+            if u in defs and defs[u] != src and u not in libc:
                 arrows.add((src, defs[u]))
     return arrows
 

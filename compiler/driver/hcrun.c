@@ -9,9 +9,9 @@
  *  - root is allowed (Open MPI refuses it unless told).
  * Options hcrun does not know go to mpirun unchanged; the user's own
  * --bind-to / --map-by / --oversubscribe win over the defaults. */
+#include "hcrun.h"
 #include "elfsym.h"
 #include "hcc_config.h"
-#include "proc.h"
 
 #include <ctype.h>
 #include <sched.h>
@@ -29,8 +29,11 @@ typedef struct run_opts {
   int thread_items;
   int verbose, dry_run;
   int user_bind, user_map, user_oversub, user_hosts;
-  strvec_t mpi_args; /* passthrough mpirun options, in order */
-  char **prog;       /* program and its arguments */
+  int ranks_given, ft;
+  long netns;         /* --netns N: ranks in N network namespaces */
+  const char *inject; /* --inject-failure SPEC (HCRT_FAULT_INJECT) */
+  strvec_t mpi_args;  /* passthrough mpirun options, in order */
+  char **prog;        /* program and its arguments */
 } run_opts_t;
 
 /* mpirun options that take a value (two for --mca), so the value is not
@@ -94,6 +97,12 @@ static void usage(FILE *out) {
           "  --threads T      OpenMP threads per node (OMP_NUM_THREADS);\n"
           "  --threads T0,T1  per node: node k gets Tk (HCRT_NODE_THREADS)\n"
           "  --host-file F    hosts to run on (mpirun --hostfile)\n"
+          "  --netns N        each of N ranks in its own network namespace\n"
+          "                   on a bridge (root; share/hcc/netns.sh)\n"
+          "  --inject-failure RANK@SECONDS[:kill|stop|exit|segv|cut],...\n"
+          "                   make ranks fail, for tests (HCRT_FAULT_INJECT)\n"
+          "  --ft             what fault tolerance needs from Open MPI\n"
+          "                   (--enable-recovery)\n"
           "  -v, --verbose    print the mpirun command before running it\n"
           "  --dry-run        print the mpirun command, do not run it\n"
           "  HCC_MPIRUN       mpirun to use (default: mpirun in PATH)\n");
@@ -151,7 +160,8 @@ static int parse_threads(const char *flag, const char *s, run_opts_t *o) {
 /* Options of hcrun itself; a near miss of one is an error, not something
  * to hand to mpirun (where `--thread 4` would run a program named 4). */
 static const char *const own_options[] = {
-    "--threads", "--host-file", "--dry-run", "--verbose", "--help", NULL};
+    "--threads", "--host-file", "--dry-run",        "--verbose",
+    "--help",    "--netns",     "--inject-failure", NULL};
 
 static size_t distance(const char *a, const char *b) {
   size_t la = strlen(a), lb = strlen(b), row[64];
@@ -192,6 +202,46 @@ static void note_user_policy(run_opts_t *o, const char *a) {
                    strstr(a, "machinefile") != NULL;
 }
 
+/* One item of --inject-failure: RANK@(SECONDS|startup|shutdown)[:KIND]. */
+static int inject_item_ok(const char *s, size_t len) {
+  char buf[128], when[32] = "", kind[32] = "kill", extra;
+  int rank;
+  if (len >= sizeof buf)
+    return 0;
+  memcpy(buf, s, len);
+  buf[len] = 0;
+  int n = sscanf(buf, "%d@%31[^:]:%31s%c", &rank, when, kind, &extra);
+  if (n < 2 || n > 3 || rank < 0)
+    return 0;
+  char *end;
+  double at = strtod(when, &end);
+  if (*end ? strcmp(when, "startup") && strcmp(when, "shutdown") : at < 0)
+    return 0;
+  if (!strncmp(kind, "stop=", 5))
+    return strtod(kind + 5, &end) > 0 && !*end;
+  return !strcmp(kind, "kill") || !strcmp(kind, "stop") ||
+         !strcmp(kind, "exit") || !strcmp(kind, "segv") || !strcmp(kind, "cut");
+}
+
+static int check_inject(const char *spec) {
+  const char *s = spec;
+  while (s && *s) {
+    size_t len = strcspn(s, ",");
+    if (!inject_item_ok(s, len))
+      break;
+    s += len + (s[len] == ',');
+  }
+  if (spec && *spec && !*s)
+    return 0;
+  fprintf(stderr,
+          "hcrun: error: invalid value '%s' for --inject-failure: expected "
+          "RANK@SECONDS[:KIND] or RANK@startup|shutdown[:KIND], KIND one of "
+          "kill, stop, stop=SECONDS, exit, segv, cut; several separated by "
+          "commas (e.g. 1@2.5:stop)\n",
+          spec ? spec : "");
+  return -1;
+}
+
 /* Returns 0, or -1 after printing an error. */
 static int parse(run_opts_t *o, int argc, char **argv) {
   int i;
@@ -205,7 +255,22 @@ static int parse(run_opts_t *o, int argc, char **argv) {
         !strcmp(a, "-c")) {
       if (parse_count(a, next, &o->ranks) < 0)
         return -1;
+      o->ranks_given = 1;
       i++;
+    } else if (!strcmp(a, "--inject-failure") ||
+               !strncmp(a, "--inject-failure=", 17)) {
+      o->inject = a[16] == '=' ? a + 17 : next;
+      if (a[16] != '=')
+        i++;
+      if (check_inject(o->inject) < 0)
+        return -1;
+    } else if (!strcmp(a, "--netns") || !strncmp(a, "--netns=", 8)) {
+      if (parse_count("--netns", a[7] == '=' ? a + 8 : next, &o->netns) < 0)
+        return -1;
+      if (a[7] != '=')
+        i++;
+    } else if (!strcmp(a, "--ft")) {
+      o->ft = 1;
     } else if (!strcmp(a, "--threads") || !strcmp(a, "-t")) {
       if (parse_threads(a, next, o) < 0)
         return -1;
@@ -256,6 +321,20 @@ static int parse(run_opts_t *o, int argc, char **argv) {
     return -1;
   }
   o->prog = &argv[i];
+  if (o->netns && o->user_hosts) {
+    fprintf(stderr, "hcrun: error: --netns makes its own hosts; drop "
+                    "--host-file/--host\n");
+    return -1;
+  }
+  if (o->netns && o->ranks_given && o->ranks != o->netns) {
+    fprintf(stderr,
+            "hcrun: error: --netns %ld runs one rank per namespace, but -n "
+            "is %ld: give the same count (or only --netns)\n",
+            o->netns, o->ranks);
+    return -1;
+  }
+  if (o->netns)
+    o->ranks = o->netns;
   if (o->thread_items > o->ranks) {
     fprintf(stderr,
             "hcrun: error: --threads %s gives %d counts for %ld node(s): "
@@ -288,7 +367,7 @@ static void add_placement(run_opts_t *o, strvec_t *cmd, long cores) {
     setenv("OMP_NUM_THREADS", hcc_asprintf("%ld", per_rank), 1);
   if (o->thread_list)
     setenv("HCRT_NODE_THREADS", o->thread_list, 1);
-  if (o->user_hosts) {
+  if (o->user_hosts || o->netns) {
     if (!o->user_bind)
       strvec_push(cmd, "--bind-to"), strvec_push(cmd, "none");
     return;
@@ -350,6 +429,13 @@ static int check_program(const char *prog, long ranks) {
   return -1;
 }
 
+/* Seconds mpirun gets to end after the runtime reported a fault. */
+static double fault_grace(void) {
+  const char *g = getenv("HCC_FAULT_GRACE");
+  double v = g ? atof(g) : 0;
+  return v > 0 ? v : 3.0;
+}
+
 int main(int argc, char **argv) {
   run_opts_t o = {.ranks = 1};
   strvec_init(&o.mpi_args);
@@ -379,6 +465,13 @@ int main(int argc, char **argv) {
     setenv("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1", 1);
     strvec_push(&cmd, "--allow-run-as-root");
   }
+  if (o.netns && hcrun_netns_prepare(o.netns, o.dry_run, &cmd) < 0)
+    return 1;
+  if (o.ft) /* survivors live on when a rank dies (docs/faults.md) */
+    strvec_push(&cmd, "--enable-recovery");
+  if (o.inject)
+    setenv("HCRT_FAULT_INJECT", o.inject, 1);
+  int sock = o.dry_run ? -1 : hcrun_launcher_socket();
   add_exports(&cmd);
   strvec_append(&cmd, &o.mpi_args);
   for (char **a = o.prog; *a; a++)
@@ -393,7 +486,8 @@ int main(int argc, char **argv) {
   }
   if (o.dry_run)
     return 0;
-  execv(path, cmd.v);
-  fprintf(stderr, "hcrun: error: cannot run '%s'\n", path);
-  return 127;
+  int st = hcrun_supervise(cmd.v, sock, fault_grace());
+  if (o.netns)
+    hcrun_netns_clean();
+  return st;
 }

@@ -3,8 +3,9 @@
 //
 // Region code runs on several nodes over the DSM, where a hardware atomic is
 // only atomic within one node. atomicrmw, cmpxchg and atomic loads/stores in
-// region code become __hcrt_atomic_* calls; code outside regions runs on the
-// head only and keeps its hardware atomics.
+// code that may run in a region become __hcrt_atomic_* calls; code only the
+// head's serial part runs (main, static functions only it calls) keeps its
+// hardware atomics.
 //
 //===----------------------------------------------------------------------===//
 
@@ -89,6 +90,7 @@ private:
   bool lowerCmpXchg(AtomicCmpXchgInst &I);
   bool lowerLoad(LoadInst &I);
   bool lowerStore(StoreInst &I);
+  bool lowerGuardLoad(LoadInst &I);
 
   Module &M;
   const DataLayout &DL;
@@ -230,7 +232,29 @@ bool AtomicLowerer::lowerStore(StoreInst &I) {
   return true;
 }
 
+// The guard variable of a C++ function-local static (_ZGV...).
+bool isGuardVariable(Value *P) {
+  auto *GV = dyn_cast<GlobalVariable>(P->stripPointerCasts());
+  return GV && GV->getName().starts_with("_ZGV");
+}
+
+// The inline fast path of a function-local static, `load atomic i8 acquire`
+// of its guard, asks __hcrt_cxa_guard_done instead: "initialised" must come
+// with the initialiser's writes, so on a node it is true only once that
+// node acquired after the initialisation (libhcrt/guard.c).
+bool AtomicLowerer::lowerGuardLoad(LoadInst &I) {
+  IRBuilder<> B(&I);
+  Value *V = B.CreateCall(
+      callee("__hcrt_cxa_guard_done", B.getInt8Ty(), {B.getPtrTy()}),
+      {I.getPointerOperand()});
+  replace(I, V);
+  return true;
+}
+
 bool AtomicLowerer::lower(Instruction &I) {
+  if (auto *LI = dyn_cast<LoadInst>(&I);
+      LI && LI->isAtomic() && isGuardVariable(LI->getPointerOperand()))
+    return LI->getType()->isIntegerTy(8) && lowerGuardLoad(*LI);
   if (auto *RMW = dyn_cast<AtomicRMWInst>(&I))
     return lowerRMW(*RMW);
   if (auto *CX = dyn_cast<AtomicCmpXchgInst>(&I))
@@ -242,13 +266,31 @@ bool AtomicLowerer::lower(Instruction &I) {
   return false;
 }
 
+// Functions that may run inside a parallel region: the module's own region
+// code, and every function another module can call (external linkage) or
+// reach through a pointer (address taken: callbacks, std::function
+// invokers, virtual calls), with what they call. A region in another file
+// calling one of them runs it on every node; per-module analysis cannot
+// rule that out. The program's main is only called by the runtime.
+SetVector<Function *> maybeRegionFunctions(Module &M) {
+  SetVector<Function *> Roots = regionFunctions(M);
+  for (Function &F : M) {
+    if (F.isDeclaration() || F.getName() == "main" ||
+        F.getName() == "__hcrt_user_main")
+      continue;
+    if (!F.hasLocalLinkage() || F.hasAddressTaken())
+      Roots.insert(&F);
+  }
+  return calleeClosure(Roots);
+}
+
 } // namespace
 
 bool lowerAtomics(Module &M) {
   AtomicLowerer L(M);
   bool Changed = false;
   SetVector<Function *> HeadOnly = headOnlyFunctions(M);
-  for (Function *F : regionFunctions(M)) {
+  for (Function *F : maybeRegionFunctions(M)) {
     if (HeadOnly.contains(F))
       continue; // runs in libomp on one node: hardware atomics are right
     SmallVector<Instruction *, 16> Work;

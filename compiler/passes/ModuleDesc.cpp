@@ -72,6 +72,22 @@ static Constant *cstring(Module &M, StringRef S) {
   return GV;
 }
 
+// HCRT_MODULE_DEVICE_ADDR: a map-type table of the module's target
+// constructs has RETURN_PARAM (0x40), i.e. use_device_ptr/use_device_addr.
+static unsigned moduleFlags(Module &M) {
+  for (GlobalVariable &GV : M.globals()) {
+    if (!GV.getName().starts_with(".offload_maptypes") || !GV.hasInitializer())
+      continue;
+    auto *CDA = dyn_cast<ConstantDataArray>(GV.getInitializer());
+    if (!CDA || !CDA->getElementType()->isIntegerTy(64))
+      continue;
+    for (unsigned I = 0; I < CDA->getNumElements(); ++I)
+      if (CDA->getElementAsInteger(I) & 0x40)
+        return 1; // HCRT_MODULE_DEVICE_ADDR of include/hcrt/abi.h
+  }
+  return 0;
+}
+
 bool emitModuleDescriptor(Module &M) {
   if (M.getNamedGlobal("__hcrt_module"))
     return false;
@@ -89,7 +105,7 @@ bool emitModuleDescriptor(Module &M) {
                                       "struct.hcrt_module_desc");
   StringRef Id = M.getModuleIdentifier();
   Constant *Fields[] = {ConstantInt::get(I32, AbiVersion),
-                        ConstantInt::get(I32, 0),
+                        ConstantInt::get(I32, moduleFlags(M)),
                         cstring(M, Id),
                         ConstantInt::get(I64, fnv1a(Id)),
                         ConstantInt::get(I32, NRegions),

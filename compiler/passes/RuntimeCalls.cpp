@@ -3,6 +3,7 @@
 
 #include "RuntimeCalls.h"
 #include "Common.h"
+#include "FlushExits.h"
 
 #include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Constants.h"
@@ -21,6 +22,7 @@ const char *const KmpcNames[] = {"global_thread_num",
                                  "push_num_threads",
                                  "push_proc_bind",
                                  "push_num_teams",
+                                 "set_thread_limit",
                                  "serialized_parallel",
                                  "end_serialized_parallel",
                                  "for_static_init_4",
@@ -128,6 +130,8 @@ const char *const ApiNames[] = {"get_thread_num",
                                 "get_proc_bind",
                                 "get_num_teams",
                                 "get_team_num",
+                                "pause_resource",
+                                "pause_resource_all",
                                 "get_num_devices",
                                 "get_device_num",
                                 "get_default_device",
@@ -152,7 +156,20 @@ const char *const ApiNames[] = {"get_thread_num",
                                 "target_memcpy",
                                 "target_memcpy_rect",
                                 "target_associate_ptr",
-                                "target_disassociate_ptr"};
+                                "target_disassociate_ptr",
+                                "init_allocator",
+                                "destroy_allocator",
+                                "alloc",
+                                "aligned_alloc",
+                                "calloc",
+                                "aligned_calloc",
+                                "realloc",
+                                "free"};
+
+// __kmpc_<x> of the allocate directive and clause: __hcrt_kmpc_<x>, since
+// __hcrt_<x> names the user's malloc family (heap.c).
+const char *const KmpcAllocNames[] = {"alloc", "aligned_alloc", "calloc",
+                                      "realloc", "free"};
 
 template <size_t N> StringSet<> toSet(const char *const (&Names)[N]) {
   StringSet<> S;
@@ -167,16 +184,29 @@ std::string hcrtTwin(StringRef Name) {
   static const StringSet<> Kmpc = toSet(KmpcNames);
   static const StringSet<> Tgt = toSet(TgtNames);
   static const StringSet<> Api = toSet(ApiNames);
+  static const StringSet<> KmpcAlloc = toSet(KmpcAllocNames);
   StringRef Rest = Name;
   if (Rest.consume_front("__kmpc_") && Kmpc.contains(Rest))
     return ("__hcrt_" + Rest).str();
+  Rest = Name;
+  if (Rest.consume_front("__kmpc_") && KmpcAlloc.contains(Rest))
+    return ("__hcrt_kmpc_" + Rest).str();
   Rest = Name;
   if (Rest.consume_front("__tgt_") && Tgt.contains(Rest))
     return ("__hcrt_" + Rest).str();
   Rest = Name;
   if (Rest.consume_front("omp_") && Api.contains(Rest))
     return ("__hcrt_omp_" + Rest).str();
+  if (isGuardName(Name))
+    return ("__hcrt" + Name.drop_front(1)).str(); /* __hcrt_cxa_guard_* */
   return "";
+}
+
+// The C++ guards of function-local statics: one protocol for every access
+// to a guard, so renamed in head-only code too.
+bool isGuardName(StringRef N) {
+  return N == "__cxa_guard_acquire" || N == "__cxa_guard_release" ||
+         N == "__cxa_guard_abort";
 }
 
 // Runtime entry points that need no cluster semantics: they only touch
@@ -248,7 +278,8 @@ bool renameCalls(Module &M, const SetVector<Function *> &HeadOnly) {
         hcrtTwin(F->getName()), F->getFunctionType(), F->getAttributes());
     for (Use &U : make_early_inc_range(F->uses())) {
       auto *I = dyn_cast<Instruction>(U.getUser());
-      if (I && (HeadOnly.contains(I->getFunction()) || pushForLibompFork(*I)))
+      if (I && !isGuardName(F->getName()) &&
+          (HeadOnly.contains(I->getFunction()) || pushForLibompFork(*I)))
         continue;
       U.set(New.getCallee());
       Changed = true;
@@ -322,7 +353,8 @@ bool distinctLoopIdents(Module &M) {
 } // namespace
 
 bool lowerRuntimeCalls(Module &M) {
-  bool Changed = renameCalls(M, headOnlyFunctions(M));
+  bool Changed = flushLoopExits(M); /* before the renames: theirs too */
+  Changed |= renameCalls(M, headOnlyFunctions(M));
   Changed |= distinctLoopIdents(M);
   warnLeftovers(M);
   return Changed;

@@ -97,11 +97,17 @@ typedef struct hcrt_kernel_desc {
     int32_t line;
 } hcrt_kernel_desc_t;
 
+/* hcrt_module_desc_t.flags */
+/* The module hands device addresses to host code (use_device_ptr or
+ * use_device_addr: map entries with RETURN_PARAM). Added in ABI version 1
+ * (additive: older modules report 0). */
+#define HCRT_MODULE_DEVICE_ADDR 1u
+
 typedef struct hcrt_module_desc {
     uint32_t abi_version; /* HCRT_ABI_VERSION at compile time */
-    uint32_t flags;
-    const char *name; /* module identifier (source file name) */
-    uint64_t hash;    /* FNV-1a of the module identifier */
+    uint32_t flags;       /* HCRT_MODULE_* */
+    const char *name;     /* module identifier (source file name) */
+    uint64_t hash;        /* FNV-1a of the module identifier */
     uint32_t nregions;
     uint32_t nkernels;
     const hcrt_region_desc_t *regions;
@@ -179,6 +185,11 @@ HCRT_ABI_EXPORT void __hcrt_push_proc_bind(hcrt_ident_t *loc, int32_t gtid,
                                            int32_t bind);
 HCRT_ABI_EXPORT void __hcrt_push_num_teams(hcrt_ident_t *loc, int32_t gtid,
                                            int32_t nteams, int32_t nthreads);
+/* thread_limit clause of a target construct (clang calls it in the
+ * construct's task before the kernel launch). Added in ABI version 1
+ * (additive). */
+HCRT_ABI_EXPORT void __hcrt_set_thread_limit(hcrt_ident_t *loc, int32_t gtid,
+                                             int32_t limit);
 HCRT_ABI_EXPORT void __hcrt_serialized_parallel(hcrt_ident_t *loc,
                                                 int32_t gtid);
 HCRT_ABI_EXPORT void __hcrt_end_serialized_parallel(hcrt_ident_t *loc,
@@ -428,6 +439,17 @@ HCRT_ABI_EXPORT void __hcrt_cxx_delete_aligned_nothrow(void *p, size_t al,
 HCRT_ABI_EXPORT void __hcrt_cxx_delete_array_aligned_nothrow(void *p, size_t al,
                                                              const void *nt);
 
+/* C++ function-local statics (Itanium guards, `g` the 64-bit guard
+ * variable): the pass renames __cxa_guard_acquire/release/abort to these
+ * and turns the inline fast path's acquire load of the guard's first byte
+ * into __hcrt_cxa_guard_done. In cluster mode a guard in DSM memory is
+ * initialised once for the whole program (libhcrt/guard.c); otherwise they
+ * are the C++ library's. Added in ABI version 1 (additive). */
+HCRT_ABI_EXPORT uint8_t __hcrt_cxa_guard_done(uint64_t *g);
+HCRT_ABI_EXPORT int __hcrt_cxa_guard_acquire(uint64_t *g);
+HCRT_ABI_EXPORT void __hcrt_cxa_guard_release(uint64_t *g);
+HCRT_ABI_EXPORT void __hcrt_cxa_guard_abort(uint64_t *g);
+
 /* Storage for stack variables whose address may reach a parallel region.
  * A frame calls __hcrt_stack_save() on entry, __hcrt_stack_alloc() for each
  * such variable (VLAs and dynamic allocas included), and
@@ -435,6 +457,20 @@ HCRT_ABI_EXPORT void __hcrt_cxx_delete_array_aligned_nothrow(void *p, size_t al,
 HCRT_ABI_EXPORT void *__hcrt_stack_save(void);
 HCRT_ABI_EXPORT void *__hcrt_stack_alloc(size_t size, size_t align);
 HCRT_ABI_EXPORT void __hcrt_stack_restore(void *mark);
+
+/* The allocate directive and clause: clang's __kmpc_alloc family (the
+ * allocator is an omp_allocator_handle_t); DSM memory in cluster mode. */
+HCRT_ABI_EXPORT void *__hcrt_kmpc_alloc(int gtid, size_t size,
+                                        uintptr_t allocator);
+HCRT_ABI_EXPORT void *__hcrt_kmpc_aligned_alloc(int gtid, size_t align,
+                                                size_t size,
+                                                uintptr_t allocator);
+HCRT_ABI_EXPORT void *__hcrt_kmpc_calloc(int gtid, size_t n, size_t size,
+                                         uintptr_t allocator);
+HCRT_ABI_EXPORT void *__hcrt_kmpc_realloc(int gtid, void *p, size_t size,
+                                          uintptr_t allocator,
+                                          uintptr_t free_allocator);
+HCRT_ABI_EXPORT void __hcrt_kmpc_free(int gtid, void *p, uintptr_t allocator);
 
 /* Writable, defined, non-TLS globals are moved by the pass into section
  * "hcrt_shared" (initialised, PROGBITS) or "hcrt_shared_bss"
@@ -574,6 +610,7 @@ HCRT_ABI_EXPORT void __hcrt_push_mapper_component(void *handle, void *base,
     X(set_schedule) X(get_schedule) X(get_wtime) X(get_wtick)                \
     X(in_final) X(get_cancellation) X(get_proc_bind)                         \
     X(get_num_teams) X(get_team_num)                                         \
+    X(pause_resource) X(pause_resource_all)                                  \
     X(get_num_devices) X(get_device_num) X(get_default_device)               \
     X(set_default_device) X(is_initial_device) X(get_initial_device)         \
     X(init_lock) X(init_lock_with_hint) X(destroy_lock) X(set_lock)          \
@@ -582,7 +619,9 @@ HCRT_ABI_EXPORT void __hcrt_push_mapper_component(void *handle, void *base,
     X(unset_nest_lock) X(test_nest_lock)                                     \
     X(target_alloc) X(target_free) X(target_is_present) X(target_memcpy)     \
     X(target_memcpy_rect) X(target_associate_ptr)                            \
-    X(target_disassociate_ptr)
+    X(target_disassociate_ptr)                                               \
+    X(init_allocator) X(destroy_allocator) X(alloc) X(aligned_alloc)         \
+    X(calloc) X(aligned_calloc) X(realloc) X(free)
 // clang-format on
 
 /* The runtime defines each __hcrt_omp_<name> with omp.h's prototype. */

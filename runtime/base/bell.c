@@ -6,9 +6,6 @@
  */
 #include <arpa/inet.h>
 #include <errno.h>
-#include <fcntl.h>
-#include <ifaddrs.h>
-#include <net/if.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sched.h>
@@ -17,7 +14,6 @@
 #include <sys/eventfd.h>
 #include <sys/prctl.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
@@ -26,76 +22,11 @@
 #include "base/clock.h"
 #include "base/config.h"
 #include "base/log.h"
+#include "base/route.h"
 
-#define BELL_ADDRS 8
 #define VERIFY_MS 500 /* start-up: how long to wait for the test bells */
 
-typedef struct bell_rec {
-    uint64_t host; /* boot id and network namespace, hashed */
-    uint32_t addr[BELL_ADDRS], mask[BELL_ADDRS]; /* network byte order */
-    uint16_t port;
-    uint8_t naddr, pad[5];
-} bell_rec_t;
-
-static uint64_t fnv(const void *p, size_t n, uint64_t h)
-{
-    const unsigned char *s = p;
-    for (size_t i = 0; i < n; i++)
-        h = (h ^ s[i]) * 0x100000001b3ULL;
-    return h;
-}
-
-/* Same boot id and network namespace: 127.0.0.1 reaches the peer. */
-static uint64_t host_key(void)
-{
-    uint64_t h = 0xcbf29ce484222325ULL;
-    char id[64] = {0};
-    int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
-    if (fd >= 0) {
-        ssize_t n = read(fd, id, sizeof id - 1);
-        close(fd);
-        if (n > 0)
-            h = fnv(id, (size_t)n, h);
-    }
-    struct stat st;
-    if (stat("/proc/self/ns/net", &st) == 0) {
-        h = fnv(&st.st_dev, sizeof st.st_dev, h);
-        h = fnv(&st.st_ino, sizeof st.st_ino, h);
-    }
-    return h;
-}
-
-static void local_addrs(bell_rec_t *r)
-{
-    struct ifaddrs *ifa = NULL;
-    r->naddr = 0;
-    if (getifaddrs(&ifa) != 0)
-        return;
-    for (struct ifaddrs *i = ifa; i && r->naddr < BELL_ADDRS; i = i->ifa_next) {
-        if (!i->ifa_addr || i->ifa_addr->sa_family != AF_INET ||
-            !i->ifa_netmask || !(i->ifa_flags & IFF_UP) ||
-            (i->ifa_flags & IFF_LOOPBACK))
-            continue;
-        r->addr[r->naddr] =
-            ((struct sockaddr_in *)i->ifa_addr)->sin_addr.s_addr;
-        r->mask[r->naddr] =
-            ((struct sockaddr_in *)i->ifa_netmask)->sin_addr.s_addr;
-        r->naddr++;
-    }
-    freeifaddrs(ifa);
-}
-
-/* The address of `peer` this rank can reach, or 0. */
-static uint32_t route(const bell_rec_t *me, const bell_rec_t *peer)
-{
-    if (me->host == peer->host)
-        return htonl(INADDR_LOOPBACK);
-    for (int j = 0; j < peer->naddr; j++)
-        for (int i = 0; i < me->naddr; i++)
-            if ((peer->addr[j] & me->mask[i]) == (me->addr[i] & me->mask[i]))
-                return peer->addr[j];
-    return 0;
-}
+typedef hcrt_route_rec_t bell_rec_t;
 
 static int drain_socket(hcrt_bell_t *b, uint64_t *from_mask)
 {
@@ -156,11 +87,8 @@ hcrt_status_t hcrt__bell_init(hcrt_bell_t *b, MPI_Comm comm, int mode,
             (bind(b->sfd, (struct sockaddr *)&a, sizeof a) != 0 ||
              getsockname(b->sfd, (struct sockaddr *)&a, &al) != 0))
             close(b->sfd), b->sfd = -1;
-        if (b->sfd >= 0) {
-            mine.port = a.sin_port;
-            mine.host = host_key();
-            local_addrs(&mine);
-        }
+        if (b->sfd >= 0)
+            hcrt__route_self(&mine, a.sin_port);
     }
     bell_rec_t *all = calloc((size_t)n, sizeof *all);
     int *rang = calloc((size_t)n, sizeof(int)),
@@ -175,8 +103,9 @@ hcrt_status_t hcrt__bell_init(hcrt_bell_t *b, MPI_Comm comm, int mode,
                   comm);
     uint32_t who = (uint32_t)me;
     for (int k = 0; k < n; k++) {
-        uint32_t ad =
-            k != me && mine.port && all[k].port ? route(&mine, &all[k]) : 0;
+        uint32_t ad = k != me && mine.port && all[k].port
+                          ? hcrt__route_to(&mine, &all[k])
+                          : 0;
         if (!ad)
             continue;
         b->to[k] = (struct sockaddr_in){.sin_family = AF_INET,
@@ -358,7 +287,7 @@ int hcrt__bell_wait(hcrt_bell_t *b, long ns)
  * soon as it wakes, and it is preempted after that slice if it keeps the
  * core. Its share of the core does not change. Task-Bench's fft graph with
  * 3 devices, two sharing a core with a CPU hog: 0.60 s -> 0.21 s (HEFT),
- * 0.73-0.76 s -> 0.22-0.24 s (round robin); bench/RESULTS.md "Session 11".
+ * 0.73-0.76 s -> 0.22-0.24 s (round robin), with bench/taskbench/run.sh.
  * Older kernels ignore the request. Used by the event gate and data
  * handler; not by the DSM service thread (see service.c). */
 struct hcrt_sched_attr { /* <linux/sched/types.h>, SCHED_ATTR_SIZE_VER0 */

@@ -155,6 +155,7 @@ void *__kmpc_task_reduction_get_th_data(int32_t gtid, void *tg, void *d);
 int omp_get_thread_num(void);
 int omp_get_num_threads(void);
 int omp_get_max_threads(void);
+size_t kmp_get_stacksize_s(void); /* libomp extension: OMP_STACKSIZE */
 void omp_set_num_threads(int n);
 int omp_get_num_procs(void);
 int omp_in_parallel(void);
@@ -176,6 +177,8 @@ double omp_get_wtick(void);
 int omp_in_final(void);
 int omp_get_cancellation(void);
 hcrt_omp_proc_bind_t omp_get_proc_bind(void);
+int __kmpc_pause_resource(int kind); /* libomp's host only */
+void __kmpc_set_thread_limit(hcrt_ident_t *loc, int32_t gtid, int32_t limit);
 int omp_get_num_teams(void);
 int omp_get_team_num(void);
 int omp_get_default_device(void);

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "base/lastword.h"
 #include "base/log.h"
 
 int hcrt__log_levels[HCRT_MOD_COUNT] = {
@@ -61,8 +62,8 @@ static void vemit(int module, const char *level, const char *file, int line,
                   const char *fmt, va_list ap)
 {
     char buf[2048];
-    int n = snprintf(buf, sizeof(buf), "%s%s: %s: ", prefix, mod_names[module],
-                     level);
+    int n = snprintf(buf, sizeof(buf), "%s%s: %s%s", prefix, mod_names[module],
+                     level ? level : "", level ? ": " : "");
     if (n < 0 || n >= (int)sizeof(buf))
         return;
     int m = vsnprintf(buf + n, sizeof(buf) - (size_t)n, fmt, ap);
@@ -92,6 +93,17 @@ void hcrt__log(int module, int level, const char *file, int line,
     va_end(ap);
 }
 
+void hcrt__log_plain(int module, const char *fmt, ...)
+{
+    va_list ap;
+
+    if (module < 0 || module >= HCRT_MOD_COUNT)
+        module = HCRT_MOD_CORE;
+    va_start(ap, fmt);
+    vemit(module, NULL, NULL, 0, fmt, ap);
+    va_end(ap);
+}
+
 _Noreturn void hcrt__fatal(int module, const char *file, int line,
                            const char *fmt, ...)
 {
@@ -103,6 +115,12 @@ _Noreturn void hcrt__fatal(int module, const char *file, int line,
     va_start(ap, fmt);
     vemit(module, "fatal", file, line, fmt, ap);
     va_end(ap);
+    /* the fault detector's root then knows this rank ends the job itself */
+    char why[440];
+    va_start(ap, fmt);
+    vsnprintf(why, sizeof why, fmt, ap);
+    va_end(ap);
+    hcrt__lastword(HCRT_LASTWORD_END, why);
     if (mpi_up) {
         MPI_Initialized(&inited);
         MPI_Finalized(&finalized);

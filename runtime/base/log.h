@@ -42,6 +42,10 @@ void hcrt__log_set_mpi_up(int up);
 
 void hcrt__log(int module, int level, const char *file, int line,
                const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+/* "hcrt[rank@host] module: message" without a level word: reports that
+ * stand on their own (the fault detector's). */
+void hcrt__log_plain(int module, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
 _Noreturn void hcrt__fatal(int module, const char *file, int line,
                            const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));

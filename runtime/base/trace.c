@@ -222,6 +222,21 @@ static void put_event(out_t *o, const event_t *e, int pid, int tid, int64_t off,
             "\"tid\":%d,\"ts\":%.3f,\"dur\":%.3f},\n",
             pid, tid, ts, dur);
         break;
+    case HCRT_TEV_PLACE: {
+        const hcrt_region_desc_t *r = e->obj;
+        put(o, "{\"ph\":\"i\",\"s\":\"p\",\"cat\":\"placement\","
+               "\"name\":\"placement ");
+        put_str(o, r->name ? r->name : "?", (size_t)-1);
+        put(o, "\",\"pid\":%d,\"tid\":%d,\"ts\":%.3f,", pid, tid, ts);
+        put(o, "\"args\":{\"where\":\"");
+        put_str(o, base_name(r->file), (size_t)-1);
+        put(o,
+            ":%d\",\"on\":\"%s\",\"us/call on the head\":%" PRIu64
+            ",\"us/call on all nodes\":%" PRIu64 "}},\n",
+            (int)r->line, e->a & 1 ? "the head alone" : "all nodes", e->a >> 1,
+            e->b);
+        break;
+    }
     case HCRT_TEV_DSM:
         put(o,
             "{\"ph\":\"C\",\"cat\":\"dsm\",\"name\":\"DSM\",\"pid\":%d,"

@@ -20,7 +20,9 @@ typedef enum hcrt_trace_kind {
     HCRT_TEV_REGION,  /* obj: region descriptor; a: 1 if on the head only */
     HCRT_TEV_LOOP,    /* obj: ident; a: iterations, b: chunks */
     HCRT_TEV_BARRIER, /* obj: NULL */
-    HCRT_TEV_DSM      /* counter sample; a: faults, b: bytes fetched */
+    HCRT_TEV_DSM,     /* counter sample; a: faults, b: bytes fetched */
+    HCRT_TEV_PLACE    /* obj: region descriptor; a: head us/call << 1 |
+                         1 if now on the head alone, b: all-nodes us/call */
 } hcrt_trace_kind_t;
 
 /* Records one event on the calling thread's track (a span [t0, t1], or a

@@ -48,7 +48,7 @@ static struct {
 hcrt_status_t hcrt__dsm_alloc_init(void)
 {
     heap.lo = (size_t)dsm.rank * dsm.slice_pages;
-    heap.hi = heap.lo + dsm.slice_pages;
+    heap.hi = heap.lo + dsm.slice_pages - dsm.stack_pages; /* stacks.c */
     if (dsm.rank == 0)
         heap.lo = 1; /* page 0 stays a guard: touching it is a segfault */
     heap.bump = heap.lo;

@@ -5,7 +5,9 @@
  * home's master copy through its alias view with the CPU's own atomic
  * instructions; the home's threads and its service thread therefore agree.
  * The first atomic write to a page marks it written by "atomics" in the
- * directory, so no rank keeps an exempt copy of it across acquires.
+ * directory, so no rank keeps an exempt copy of it across acquires. The
+ * calling rank's own copy of the page is dropped after a write, so the
+ * thread's later plain reads see what its atomic wrote.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +225,8 @@ uint64_t hcrt__dsm_atomic(void *p, int size, hcrt_dsm_atype_t type,
             hcrt__dsm_call(home, M_ATOMIC, (uintptr_t)p, operand, expected, d);
         dsm_count(atomics_remote, 1);
     }
+    if (home != dsm.rank && op != HCRT_DSM_AOP_LOAD)
+        hcrt__dsm_drop_page(idx); /* a copy here predates the atomic */
     if (has_acquire(order))
         hcrt__dsm_acquire();
     return old;

@@ -129,43 +129,12 @@ static void outbox_send(outbox_t *ob, int home)
     ob->buf[home] = NULL;
 }
 
-/* Same-host home: applies the bytes of page `idx` that differ from its twin
- * straight to the master copy, under the page's sequence lock (taken at
- * the first difference, so an unchanged page costs no lock). Returns what
- * the encoded diff would have weighed (the diff-bytes counter). */
-static size_t apply_direct(size_t idx, int home)
-{
-    const uint8_t *cur = (const uint8_t *)hcrt__dsm_page_alias(idx);
-    const uint8_t *twin = (const uint8_t *)dsm.twins + idx * DSM_PAGE;
-    char *dst = hcrt__dsm_shm_page(home, idx);
-    dsm_dir_t *d = hcrt__dsm_shm_dir(home, idx);
-    uint32_t seq = 0;
-    size_t weight = 0, i = 0, s;
-    while ((s = next_run(cur, twin, &i)) < DSM_PAGE) {
-        if (!weight) {
-            seq = hcrt__dsm_seq_lock(d);
-            weight = 8;
-        }
-        memcpy(dst + s, cur + s, i - s);
-        weight += 4 + (i - s);
-    }
-    if (weight)
-        hcrt__dsm_seq_unlock(d, seq);
-    return weight;
-}
-
 static void outbox_add(outbox_t *ob, size_t idx)
 {
     int home = hcrt__dsm_home_known(idx);
-    if (hcrt__dsm_shm_peer(home)) {
-        size_t k = apply_direct(idx, home);
-        if (k) {
-            dsm_count(diff_pages, 1);
-            dsm_count(diff_bytes, k);
-            dsm_count(shm_diffs, 1);
-        }
-        return;
-    }
+    DSM_DELAY(DLY_RELEASE);
+    /* pages of a same-host home are never copies (pages.c, map_live) */
+    hcrt_assert(!hcrt__dsm_shm_peer(home));
     if (!ob->buf[home]) {
         ob->buf[home] = malloc(DIFF_MSG_MAX + 3 * DSM_PAGE);
         if (!ob->buf[home])
@@ -256,7 +225,9 @@ static void diffs_wait(outbox_t *ob)
 static void flush_pages(vec_t *s)
 {
     for_runs(s, PROT_READ);
+    DSM_DELAY(DLY_RELEASE);
     outbox_t ob = diffs_send(s, "release");
+    DSM_DELAY(DLY_RELEASE);
     for_runs(s, -1);
     for (size_t i = 0; i < s->n; i++)
         atomic_store(&dsm.pages[s->v[i]].state, PG_RO);
@@ -282,7 +253,8 @@ hcrt_status_t hcrt__dsm_flush(void)
 {
     vec_t busy = {0};
     pthread_mutex_lock(&dsm.flush_lock);
-    vec_t s = collect(PG_RW, 0, 0, &busy);
+    vec_t s = collect(PG_RW, PF_LIVE, 0, &busy);
+    DSM_DELAY(DLY_RELEASE);
     if (s.n)
         flush_pages(&s);
     for (size_t i = 0; i < busy.n; i++)
@@ -294,26 +266,13 @@ hcrt_status_t hcrt__dsm_flush(void)
 }
 
 /* Is the cached copy `idx` exempt from self-invalidation (no other rank
- * writes the page)? A home on this host keeps its directory in shared
- * memory, so read it: another writer that registered there may have done
- * so before the "no longer exempt" notice reaches this rank (the notice
- * is sent by the home only when it handles the registration, or not at
- * all by a writer that found the page already written elsewhere, e.g. the
- * home's own threads), and that writer may have written and released
- * already. The writer's registration precedes its writes, which precede
- * the release this acquire pairs with, so the directory shows it. */
+ * writes the page)? Copies come from homes on other hosts only (a
+ * same-host home's pages are mapped in place, pages.c: map_live), and
+ * those homes tell this rank when a new writer appears before they let
+ * it write. */
 static int still_exempt(size_t idx)
 {
-    if (!(atomic_load(&dsm.pages[idx].flags) & PF_EXEMPT))
-        return 0;
-    int home = hcrt__dsm_home_known(idx);
-    if (!hcrt__dsm_shm_peer(home))
-        return 1; /* the home's notices cover it */
-    uint64_t w = atomic_load(&hcrt__dsm_shm_dir(home, idx)->writers);
-    if (!(w & ~(1ULL << dsm.rank)))
-        return 1;
-    atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_EXEMPT);
-    return 0;
+    return !!(atomic_load(&dsm.pages[idx].flags) & PF_EXEMPT);
 }
 
 /* Acquire: takes every non-exempt cached copy (RO, or RW: dirtied by
@@ -391,10 +350,9 @@ static uint8_t take_settled(uint32_t idx, int any_copy)
             hcrt__dsm_wait_page(idx);
             continue;
         }
-        if (any_copy ? st == PG_INV ||
-                           (atomic_load(&dsm.pages[idx].flags) & PF_LIVE) ||
-                           still_exempt(idx)
-                     : st != PG_RW)
+        /* live pages (a same-host home's, mapped in place) hold no copy */
+        if (st == PG_INV || (atomic_load(&dsm.pages[idx].flags) & PF_LIVE) ||
+            (any_copy ? still_exempt(idx) : st != PG_RW))
             return PG_INV;
         if (atomic_compare_exchange_strong(&dsm.pages[idx].state, &st, PG_BUSY))
             return st;
@@ -414,6 +372,32 @@ static void drop_when_settled(uint32_t idx)
     /* stays in the cached list (PF_CACHED): no duplicate */
 }
 
+/* After an atomic at another rank's home: this rank's copy of the page
+ * predates it, and a plain read by the same thread must still see its own
+ * atomic write (the home's copy does). The copy goes as at an acquire (its
+ * dirty bytes home first); the next access fetches the page again. A page
+ * found invalid needs nothing: a fetch claimed later is served after the
+ * atomic. Live same-host pages are the home's copy itself. */
+void hcrt__dsm_drop_page(size_t idx)
+{
+    uint8_t st = atomic_load(&dsm.pages[idx].state);
+
+    if (st == PG_INV || (atomic_load(&dsm.pages[idx].flags) & PF_LIVE))
+        return;
+    /* An exempt copy (the globals start valid and exempt everywhere) is
+     * exempt no longer: the page is written by atomics now, and the notice
+     * the home sends goes to the other ranks, not to the writer. */
+    atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_EXEMPT);
+    pthread_mutex_lock(&dsm.flush_lock);
+    st = take_settled((uint32_t)idx, 1);
+    if (st != PG_INV) {
+        uint32_t i = (uint32_t)idx;
+        vec_t one = {&i, 1, 1}, none = {0};
+        drop(&one, st == PG_RW ? &one : &none);
+    }
+    pthread_mutex_unlock(&dsm.flush_lock);
+}
+
 /* Self-invalidation at an acquire. Every copy that may be stale w.r.t.
  * releases ordered before this acquire goes, including pages other
  * threads of this rank hold dirty (their diffs go home first) and pages
@@ -428,7 +412,9 @@ void hcrt__dsm_invalidate(void)
     /* Fetches claimed before this are discarded on arrival (pages.c):
      * those pages may be BUSY yet outside the cached list. */
     atomic_fetch_add(&dsm.acq_gen, 1);
+    DSM_DELAY(DLY_ACQUIRE);
     vec_t s = collect_stale(&dirty, &busy);
+    DSM_DELAY(DLY_ACQUIRE);
     if (s.n)
         drop(&s, &dirty);
     for (size_t i = 0; i < busy.n; i++)
@@ -451,16 +437,15 @@ void hcrt__dsm_serve_diff(int src, dsm_msg_t *m, size_t len)
         p += 8;
         char *dst = hcrt__dsm_page_alias(idx);
         const uint8_t *q = p;
-        /* same-host peers may be copying this page directly (shm.c) */
-        uint32_t seq = hcrt__dsm_seq_lock(&dsm.dir[idx]);
         while (q < p + body) {
             uint16_t off, n;
             memcpy(&off, q, 2);
             memcpy(&n, q + 2, 2);
+            if (q != p)
+                DSM_DELAY(DLY_DIFF); /* the page half applied */
             memcpy(dst + off, q + 4, n);
             q += 4 + n;
         }
-        hcrt__dsm_seq_unlock(&dsm.dir[idx], seq);
         p += body;
         dsm_count(served_diffs, 1);
     }
@@ -470,18 +455,23 @@ void hcrt__dsm_serve_diff(int src, dsm_msg_t *m, size_t len)
 /* Out of memory mappings: drops every clean cached copy (always allowed:
  * the next access refetches from the home), which turns runs of isolated
  * protections back into a few large mappings. Service thread only. */
-/* Compaction's share of the live list: takes live RO pages to PG_BUSY and
+/* Compaction's share of the live list: takes live pages, read-only or
+ * writable (their stores are in the master already), to PG_BUSY and
  * drops every entry that is not (or no longer) live. */
+static int take_live(uint32_t idx)
+{
+    uint8_t st = atomic_load(&dsm.pages[idx].state);
+    return (st == PG_RO || st == PG_RW) &&
+           atomic_compare_exchange_strong(&dsm.pages[idx].state, &st, PG_BUSY);
+}
+
 static void collect_live(vec_t *s)
 {
     pthread_mutex_lock(&dsm.cache_lock);
     size_t w = 0;
     for (size_t i = 0; i < dsm.nlive; i++) {
         uint32_t idx = dsm.live[i];
-        uint8_t st = PG_RO;
-        if ((atomic_load(&dsm.pages[idx].flags) & PF_LIVE) &&
-            !atomic_compare_exchange_strong(&dsm.pages[idx].state, &st,
-                                            PG_BUSY)) {
+        if ((atomic_load(&dsm.pages[idx].flags) & PF_LIVE) && !take_live(idx)) {
             dsm.live[w++] = idx; /* busy elsewhere: keep it */
             continue;
         }
@@ -495,7 +485,7 @@ static void collect_live(vec_t *s)
 
 void hcrt__dsm_compact(void)
 {
-    vec_t s = collect(PG_RO, 0, 1, NULL);
+    vec_t s = collect(PG_RO, PF_LIVE, 1, NULL);
     collect_live(&s);
     qsort(s.v, s.n, sizeof *s.v, cmp_u32);
     for (size_t i = 0; i < s.n;) {

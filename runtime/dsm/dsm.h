@@ -33,6 +33,12 @@ void hcrt__dsm_prepare_address_space(int argc, char **argv);
  * every rank. Only whole pages inside the range are managed. */
 hcrt_status_t hcrt__dsm_add_area(void *begin, void *end);
 
+/* Before hcrt__dsm_init(): keep up to `want` bytes (at least `need`,
+ * else init fails) at the top of every rank's slice for stacks in DSM
+ * memory; the largest request of any rank wins, capped at half a slice.
+ * No stacks without a call. See hcrt__dsm_stack_new. */
+void hcrt__dsm_stacks_reserve(size_t need, size_t want);
+
 /* Collective over `comm`: reserves the range, installs the fault handler,
  * starts the service thread. Settings come from HCRT_DSM_*. */
 hcrt_status_t hcrt__dsm_init(MPI_Comm comm);
@@ -42,6 +48,10 @@ void hcrt__dsm_settings_register(void);
 /* Collective: flushes, stops the service thread, unmaps. Idempotent. */
 void hcrt__dsm_fini(void);
 int hcrt__dsm_initialized(void);
+/* Test hook (HCRT_FAULT_INJECT segv): the calling thread takes a fault
+ * on the range's guard page, and the handler crashes while it handles it
+ * (a segfault inside the DSM's fault handler). Does not return. */
+_Noreturn void hcrt__dsm_crash_in_handler(void);
 
 /* Is `p` inside DSM-managed memory (range or an added area)? */
 int hcrt__dsm_contains(const void *p);
@@ -58,6 +68,34 @@ void *hcrt__dsm_aligned_alloc(size_t align, size_t size);
 int hcrt__dsm_posix_memalign(void **out, size_t align, size_t size);
 /* Usable size of a DSM heap block (0 if `p` is not one). */
 size_t hcrt__dsm_usable_size(void *p);
+
+/* ---- stacks (stacks.c): memory a thread of this rank runs on, valid on
+ * every rank at the same address. Pages are homed here and stay writable
+ * here (never a protocol fault on them); `guard` bytes below the stack
+ * are never accessible, so an overflow is reported as such. ---- */
+/* Returns the stack's lowest address (its top is lo + size), NULL when
+ * this rank's stack region is full. `who` ("the main thread") and `hint`
+ * (what to raise) word a stack overflow's report; both are kept.
+ * Thread-safe, not async-signal-safe. */
+void *hcrt__dsm_stack_new(size_t size, size_t guard, const char *who,
+                          const char *hint);
+/* Gives a stack back (its memory is released); nothing may run on it. */
+void hcrt__dsm_stack_free(void *lo);
+/* Whether p lies in one of this rank's stacks, and that stack's bounds. */
+int hcrt__dsm_stack_find(const void *p, void **lo, size_t *size);
+/* Bytes of this rank's stack region (0: no stacks reserved). */
+size_t hcrt__dsm_stacks_size(void);
+
+/* ---- fault reports (fault.c) ---- */
+/* Names [lo, hi), memory that is not DSM memory, in the report of a
+ * segfault there: "rank 1 dereferenced 0x... (`what`) at file:line", then
+ * `hint` (what to do). At most a few ranges; strings are kept. */
+void hcrt__dsm_fault_name_range(uintptr_t lo, uintptr_t hi, const char *what,
+                                const char *hint);
+
+/* In the child of a fork(): drops the fault handlers (no service thread
+ * serves this process; a miss is then an ordinary segfault). */
+void hcrt__dsm_fork_child(void);
 
 /* ---- consistency ---- */
 /* Release: sends the diffs of every dirty page home and waits for them. */
@@ -122,9 +160,9 @@ typedef struct hcrt_dsm_counters {
     uint64_t invalidations;
     uint64_t locks, atomics_remote, barriers;
     uint64_t served_fetches, served_diffs; /* as a home */
-    /* same-host fast path: pages copied straight from a home's memory,
-     * diffs applied straight to it (included in the figures above) */
-    uint64_t shm_pages, shm_diffs;
+    /* same-host fast path: pages mapped in place from a home's memory
+     * (included in pages_fetched) */
+    uint64_t shm_pages;
     /* as a home: written pages write-protected again when another rank
      * read them, the home's writer registration dropped (pages.c) */
     uint64_t home_reprotects;

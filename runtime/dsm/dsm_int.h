@@ -14,6 +14,7 @@
 #include "base/bell.h"
 #include <mpi.h>
 #include <pthread.h>
+#include <signal.h>
 #include <stdatomic.h>
 #include <stdint.h>
 
@@ -30,7 +31,9 @@ enum {
     PG_INV = 0, /* PROT_NONE: no valid copy here */
     PG_RO,      /* PROT_READ: valid copy */
     PG_RW,      /* PROT_READ|WRITE: non-home with a twin, or home written */
-    PG_BUSY     /* a thread is changing it: wait for dsm.gen */
+    PG_BUSY,    /* a thread is changing it: wait for dsm.gen */
+    PG_GUARD    /* home only: guard page below a stack (stacks.c), PROT_NONE
+                   for good: touching it is a stack overflow */
 };
 /* Page flags. */
 enum {
@@ -39,7 +42,8 @@ enum {
     PF_CACHED = 4,  /* in the cached list */
     PF_TRIGGER = 8, /* valid but PROT_NONE: first touch starts read-ahead */
     PF_LIVE = 16,   /* the application view maps the same-host home's master
-                       page itself (shm.c): never stale, never invalidated */
+                       page itself (shm.c; PG_RW once this rank wrote it):
+                       never stale, never invalidated, never diffed */
     PF_INLIVE = 32, /* in the live list */
     PF_FLIP = 64,   /* the application view maps the other memfd than the
                        page's base mapping (shm.c, hcrt__dsm_maps_home) */
@@ -54,14 +58,10 @@ typedef struct dsm_page {
 } dsm_page_t;
 
 /* Home-side directory entry: who fetched and who writes the page. It lives
- * in a memfd that same-host peers map (shm.c), so they register directly;
- * `seq` is the page's sequence lock: odd while a diff is being applied to
- * the master copy, so a direct fetch never copies a half-applied diff. */
+ * in a memfd that same-host peers map (shm.c), so they register directly. */
 typedef struct dsm_dir {
     _Atomic uint64_t readers;
     _Atomic uint64_t writers;
-    _Atomic uint32_t seq;
-    uint32_t pad_[3];
 } dsm_dir_t;
 
 typedef struct dsm_area {
@@ -110,6 +110,8 @@ struct dsm_state {
     /* settings */
     int home_policy;
     size_t block_pages, prefetch_max, slice_pages;
+    /* the stack region at the top of every slice (stacks.c; 0: none) */
+    size_t stack_pages;
     int classify;
     uint64_t spin_ns; /* service thread polls this long after work */
     int shm_mode;     /* HCRT_DSM_SHM: SHM_AUTO, SHM_OFF or SHM_ON */
@@ -140,6 +142,21 @@ long hcrt__dsm_page_index(uintptr_t p, dsm_area_t **area);
 dsm_area_t *hcrt__dsm_area_of_page(size_t idx);
 uintptr_t hcrt__dsm_page_addr(size_t idx);
 char *hcrt__dsm_page_alias(size_t idx);
+
+/* ---- stacks.c ---- */
+/* Is page idx in a rank's stack region (homed on the slice owner, pinned
+ * read-write there)? */
+static inline int hcrt__dsm_in_stacks(size_t idx)
+{
+    return dsm.stack_pages && idx < (size_t)dsm.size * dsm.slice_pages &&
+           idx % dsm.slice_pages >= dsm.slice_pages - dsm.stack_pages;
+}
+/* Collective part of hcrt__dsm_init: agrees on the region's size. */
+hcrt_status_t hcrt__dsm_stacks_init(void);
+void hcrt__dsm_stacks_fini(void);
+/* For the fault report: the stack block whose guard holds addr; 0 if none. */
+int hcrt__dsm_stack_guarded(uintptr_t addr, uintptr_t *lo, size_t *size,
+                            const char **who, const char **hint);
 
 /* ---- home.c ---- */
 /* Home of page `idx`; may ask the directory through the service thread
@@ -237,6 +254,8 @@ void hcrt__dsm_futex_wake(_Atomic uint32_t *w);
 /* Resolves a fault on page `idx`; returns 0 on success, -1 if invalid. */
 int hcrt__dsm_resolve(size_t idx, int is_write);
 void hcrt__dsm_pages_init(void);
+/* Start-up: added areas homed on a same-host peer become live views. */
+void hcrt__dsm_live_areas(void);
 void hcrt__dsm_readahead_drain(void);
 void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m);
 uint64_t hcrt__dsm_home_serve(size_t idx, int requester, int claim);
@@ -247,6 +266,8 @@ void hcrt__dsm_notify_ack(dsm_msg_t *m);
 hcrt_status_t hcrt__dsm_flush(void);
 hcrt_status_t hcrt__dsm_cluster_barrier(void);
 void hcrt__dsm_invalidate(void);
+/* Drops this rank's copy of page idx (after an atomic at its home). */
+void hcrt__dsm_drop_page(size_t idx);
 void hcrt__dsm_compact(void);
 int hcrt__dsm_mprotect(uintptr_t addr, size_t len, int prot);
 /* vm.max_map_count reached: compact (in the service thread); and the
@@ -307,16 +328,32 @@ void hcrt__dsm_reset_view(size_t idx, size_t n);
  * once the protocol holds page idx readable: maps it (UFFDIO_CONTINUE).
  * 0 when the access can be retried, -1 when the page cannot be mapped. */
 int hcrt__dsm_uffd_map(size_t idx);
-/* Page sequence lock (dir.seq): writers of the master copy (diffs) hold
- * it; readers copying a page retry if it moved. Async-signal-safe. */
-uint32_t hcrt__dsm_seq_lock(dsm_dir_t *d);
-void hcrt__dsm_seq_unlock(dsm_dir_t *d, uint32_t s);
-/* Copies `n` master pages from `src` (directory entries `d`) to `dst`,
- * each page never torn by a concurrent diff. */
-void hcrt__dsm_seq_copy(char *dst, const char *src, dsm_dir_t *d, size_t n);
+/* ---- debug.c: HCRT_DSM_DEBUG_DELAY (randomised delays at racy points) */
+enum {
+    DLY_SERVICE = 1, /* service thread: between passes and messages */
+    DLY_RELEASE,     /* release: between protection, diffs and states */
+    DLY_DIFF,        /* applying a diff to a master copy */
+    DLY_ACQUIRE,     /* self-invalidation */
+    DLY_FAULT        /* fault path: between claim, copy, twin, install */
+};
+extern unsigned hcrt__dsm_delay_us; /* 0: off */
+hcrt_status_t hcrt__dsm_debug_init(void);
+void hcrt__dsm_delay_at(int site); /* async-signal-safe */
+#define DSM_DELAY(site)                                                        \
+    do {                                                                       \
+        if (__builtin_expect(hcrt__dsm_delay_us != 0, 0))                      \
+            hcrt__dsm_delay_at(site);                                          \
+    } while (0)
 
 /* ---- fault.c ---- */
 hcrt_status_t hcrt__dsm_fault_install(void);
 void hcrt__dsm_fault_uninstall(void);
+/* ---- fault_report.c ---- */
+void hcrt__dsm_fault_report_init(void);
+/* The rank's one report of a fatal fault: prints it and returns 1 (hand
+ * the signal to the previous handler), or, for any later fault of the
+ * rank, restores the default action and returns 0 (the access repeats and
+ * kills). */
+int hcrt__dsm_fault_report(int sig, siginfo_t *si, void *uc, const char *why);
 
 #endif /* HCRT_DSM_INT_H */

@@ -5,11 +5,12 @@
  *
  * Only protection faults (SEGV_ACCERR) inside DSM memory are the
  * protocol's; everything else - unmapped addresses, the range's guard page,
- * executing DSM memory, a miss the protocol cannot resolve - is the user's
- * segfault: reported with address, rank and host using write(2) only, then
- * handed to the previous handler (Open MPI's, or the default action), so
- * the process dies as it would have without the DSM. Nothing here takes a
- * lock, allocates or calls MPI.
+ * a stack's guard (an overflow), executing DSM memory, a miss the protocol
+ * cannot resolve - is the user's segfault: reported once per rank with
+ * address, rank, host and place (fault_report.c), then handed to the
+ * previous handler (Open MPI's, or the default action), so the process
+ * dies as it would have without the DSM. Resolving a miss takes no lock,
+ * allocates nothing and calls no MPI.
  */
 #include <errno.h>
 #include <signal.h>
@@ -22,70 +23,11 @@
 #include "dsm/dsm_int.h"
 
 static struct sigaction old_segv, old_bus;
-static char host[64];
 static int installed, installed_bus;
 static __thread uintptr_t last_addr;
 static __thread unsigned repeats;
 static char altstack[1 << 16];
-
-static size_t put_str(char *o, size_t k, const char *s)
-{
-    while (*s && k < 480)
-        o[k++] = *s++;
-    return k;
-}
-
-static size_t put_hex(char *o, size_t k, uintptr_t v)
-{
-    char t[20];
-    int n = 0;
-    do {
-        t[n++] = "0123456789abcdef"[v & 15];
-        v >>= 4;
-    } while (v);
-    k = put_str(o, k, "0x");
-    while (n)
-        o[k++] = t[--n];
-    return k;
-}
-
-static size_t put_dec(char *o, size_t k, long v)
-{
-    char t[24];
-    int n = 0;
-    if (v < 0) {
-        o[k++] = '-';
-        v = -v;
-    }
-    do {
-        t[n++] = (char)('0' + v % 10);
-        v /= 10;
-    } while (v);
-    while (n)
-        o[k++] = t[--n];
-    return k;
-}
-
-static void report(int sig, uintptr_t addr, const char *why)
-{
-    char msg[512];
-    size_t k = 0;
-    k = put_str(msg, k,
-                sig == SIGBUS ? "bus error at address "
-                              : "segmentation fault at address ");
-    k = put_hex(msg, k, addr);
-    k = put_str(msg, k, " (");
-    k = put_str(msg, k, why);
-    k = put_str(msg, k, ") on rank ");
-    k = put_dec(msg, k, dsm.ready ? dsm.rank : -1);
-    k = put_str(msg, k, ", host ");
-    k = put_str(msg, k, host);
-    k = put_str(msg, k, ", pid ");
-    k = put_dec(msg, k, (long)getpid());
-    msg[k++] = '\n';
-    msg[k] = 0;
-    hcrt__log_raw(msg);
-}
+static volatile sig_atomic_t crash_now; /* hcrt__dsm_crash_in_handler */
 
 /* Gives the fault to whoever had the signal before us. */
 static void chain(int sig, siginfo_t *si, void *uc)
@@ -116,6 +58,8 @@ static const char *classify(siginfo_t *si, ucontext_t *uc, long *idx)
         return "not DSM memory";
     if (*idx == 0)
         return "the DSM range's guard page";
+    if (atomic_load(&dsm.pages[*idx].state) == PG_GUARD)
+        return "a stack's guard page"; /* reported as an overflow */
     if (si->si_code != SEGV_ACCERR)
         return "DSM page not mapped";
     if ((uintptr_t)uc->uc_mcontext.gregs[REG_RIP] == addr)
@@ -125,6 +69,10 @@ static const char *classify(siginfo_t *si, ucontext_t *uc, long *idx)
 
 static void on_segv(int sig, siginfo_t *si, void *ucv)
 {
+    if (crash_now) {
+        crash_now = 0;
+        *(volatile int *)0 = 1; /* the test hook's crash */
+    }
     ucontext_t *uc = ucv;
     uintptr_t addr = (uintptr_t)si->si_addr;
     long idx = -1;
@@ -141,8 +89,8 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
             return;
         why = "access the DSM protocol does not allow";
     }
-    report(sig, addr, why);
-    chain(sig, si, ucv);
+    if (hcrt__dsm_fault_report(sig, si, ucv, why))
+        chain(sig, si, ucv);
     errno = saved;
 }
 
@@ -161,7 +109,7 @@ static void on_bus(int sig, siginfo_t *si, void *ucv)
         /* a miss resolved here was mapped by its resolution; a page found
          * valid (another thread resolved it, or its page-table entry was
          * dropped) is mapped now. One that the protocol moved away
-         * meanwhile (to a private copy, or invalid again) faults again. */
+         * meanwhile (invalid again: compaction) faults again. */
         int ok = !hcrt__dsm_resolve((size_t)idx, 0) ||
                  hcrt__dsm_uffd_map((size_t)idx) == 0;
         if (ok || addr != last_addr)
@@ -172,15 +120,23 @@ static void on_bus(int sig, siginfo_t *si, void *ucv)
             return;
         why = "the DSM page cannot be mapped: out of memory?";
     }
-    report(sig, addr, why);
-    chain(sig, si, ucv);
+    if (hcrt__dsm_fault_report(sig, si, ucv, why))
+        chain(sig, si, ucv);
     errno = saved;
+}
+
+_Noreturn void hcrt__dsm_crash_in_handler(void)
+{
+    crash_now = installed;
+    if (dsm.ready)
+        (void)*(volatile char *)hcrt__dsm_base(); /* the guard page */
+    *(volatile int *)0 = 1;
+    _exit(139); /* not reached */
 }
 
 hcrt_status_t hcrt__dsm_fault_install(void)
 {
-    if (gethostname(host, sizeof host - 1) != 0)
-        strcpy(host, "?");
+    hcrt__dsm_fault_report_init();
     stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
     sigaltstack(&ss, NULL); /* main thread: reports even a stack overflow */
     struct sigaction sa;
@@ -214,4 +170,11 @@ void hcrt__dsm_fault_uninstall(void)
     if (installed_bus)
         sigaction(SIGBUS, &old_bus, NULL);
     installed = installed_bus = 0;
+}
+
+/* A child of fork() has no service thread: its DSM misses could never be
+ * served, so they fault as they would without the DSM. */
+void hcrt__dsm_fork_child(void)
+{
+    hcrt__dsm_fault_uninstall();
 }

@@ -41,6 +41,8 @@ int hcrt__dsm_home_known(size_t idx)
 {
     if (idx >= dsm.areas[0].len / DSM_PAGE)
         return 0; /* added areas (globals) are homed on the head */
+    if (hcrt__dsm_in_stacks(idx)) /* stacks.c: the rank that runs there */
+        return hcrt__dsm_slice_owner(idx);
     switch (dsm.home_policy) {
     case HOME_ALLOC:
         return hcrt__dsm_slice_owner(idx);

@@ -32,7 +32,7 @@ static hcrt_status_t read_settings(uintptr_t *base, size_t *size)
     dsm.shm_mode = hcrt__config_enum("HCRT_DSM_SHM");
     dsm.uffd_mode = hcrt__config_enum("HCRT_DSM_UFFD");
     dsm.uffd = -1;
-    return HCRT_OK;
+    return hcrt__dsm_debug_init();
 }
 
 /* A PIE mapped at different addresses would make shared globals differ. */
@@ -84,6 +84,8 @@ static hcrt_status_t setup(MPI_Comm comm)
         return HCRT_ERR_MPI;
     stage = 1;
     dsm.slice_pages = size / DSM_PAGE / (size_t)dsm.size;
+    if ((st = hcrt__dsm_stacks_init()) != HCRT_OK) /* collective */
+        return st;
     if (dsm.slice_pages < 64) {
         hcrt_error(HCRT_MOD_DSM,
                    "HCRT_DSM_SIZE=%zu is too small for %d "
@@ -117,6 +119,7 @@ static void undo(void)
     }
     if (stage >= 2)
         hcrt__dsm_range_fini();
+    hcrt__dsm_stacks_fini();
     if (stage >= 1) {
         MPI_Comm_free(&dsm.svc_comm);
         MPI_Comm_free(&dsm.coll_comm);
@@ -195,6 +198,7 @@ void hcrt__dsm_fini(void)
     hcrt__dsm_shm_fini();
     hcrt__dsm_alloc_fini();
     hcrt__dsm_range_fini();
+    hcrt__dsm_stacks_fini();
     MPI_Comm_free(&dsm.svc_comm);
     MPI_Comm_free(&dsm.coll_comm);
 }

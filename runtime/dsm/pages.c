@@ -17,6 +17,7 @@
 #endif
 
 #include "base/log.h"
+#include "base/wait.h"
 #include "dsm/dsm_int.h"
 
 static _Atomic uint32_t waiters;
@@ -165,11 +166,6 @@ static void cache_add_s(size_t first, size_t n, size_t stride)
     pthread_mutex_unlock(&dsm.cache_lock);
 }
 
-static void cache_add(size_t first, size_t n)
-{
-    cache_add_s(first, n, 1);
-}
-
 static void live_add(size_t first, size_t n)
 {
     pthread_mutex_lock(&dsm.cache_lock);
@@ -181,11 +177,37 @@ static void live_add(size_t first, size_t n)
     pthread_mutex_unlock(&dsm.cache_lock);
 }
 
+/* Start-up, same-host fast path: the added areas (globals, homed on rank
+ * 0) were seeded with private copies of the binary's bytes (range.c); on
+ * a rank of rank 0's host they become live views of rank 0's master, so
+ * that no rank ever holds a copy of a same-host home's page. */
+void hcrt__dsm_live_areas(void)
+{
+    for (int i = 1; i < dsm.nareas; i++) {
+        dsm_area_t *a = &dsm.areas[i];
+        size_t n = a->len / DSM_PAGE;
+        int home = hcrt__dsm_home_known(a->first);
+        if (home == dsm.rank || !hcrt__dsm_shm_peer(home))
+            continue;
+        for (size_t j = 0; j < n; j++)
+            atomic_store(&dsm.pages[a->first + j].flags, PF_LIVE);
+        hcrt__dsm_set_view(a->first, n, home, PROT_READ);
+        live_add(a->first, n);
+    }
+    size_t w = 0; /* the seeded copies left the cached list */
+    for (size_t i = 0; i < dsm.ncached; i++)
+        if (atomic_load(&dsm.pages[dsm.cached[i]].flags) & PF_CACHED)
+            dsm.cached[w++] = dsm.cached[i];
+    dsm.ncached = w;
+}
+
 /* ---- home pages: no message unless exempt copies elsewhere must be told */
 
 static int home_fault(size_t idx, int is_write)
 {
     uint8_t st = atomic_load(&dsm.pages[idx].state);
+    if (st == PG_GUARD)
+        return 1; /* a stack's guard (stacks.c): never accessible */
     if (st == PG_BUSY) {
         hcrt__dsm_wait_page(idx);
         return 0;
@@ -194,6 +216,7 @@ static int home_fault(size_t idx, int is_write)
         return 1; /* spurious */
     if (!claim(idx, st))
         return 0;
+    DSM_DELAY(DLY_FAULT);
     size_t n = 1;
     if (st == PG_INV)
         n = claim_run(idx, dsm.prefetch_max, PG_INV, dsm.rank);
@@ -209,6 +232,7 @@ static int home_fault(size_t idx, int is_write)
             tell |= hcrt__dsm_dir_add_writer(idx + i, dsm.rank);
         if (tell)
             hcrt__dsm_call(dsm.rank, M_WRITER, idx, n, 0, tell);
+        DSM_DELAY(DLY_FAULT);
     }
     hcrt__dsm_mprotect(addr, n * DSM_PAGE,
                        is_write ? PROT_READ | PROT_WRITE : PROT_READ);
@@ -259,20 +283,6 @@ void hcrt__dsm_readahead_drain(void)
             hcrt__dsm_wait(&ra[i].op);
 }
 
-/* A direct fetch registered in the home's directory itself, so a "no
- * longer exempt" notice may have been handled before the flags below were
- * set: look at the writers again now (pairs with add_writer's order). */
-static void recheck_exempt(const fetch_ctx_t *c, int home)
-{
-    for (size_t i = 0; i < c->n; i++) {
-        if (!(atomic_load(&dsm.pages[c->idx + i].flags) & PF_EXEMPT))
-            continue;
-        uint64_t w = atomic_load(&hcrt__dsm_shm_dir(home, c->idx + i)->writers);
-        if (w & ~(1ULL << dsm.rank))
-            atomic_fetch_and(&dsm.pages[c->idx + i].flags, (uint8_t)~PF_EXEMPT);
-    }
-}
-
 /* Protects pages idx + i * stride, i in [from, to), with `prot`: page by
  * page for a strided run, else one call, and a contiguous read-only range
  * mapped at once rather than page by page. */
@@ -294,8 +304,8 @@ static void protect_run(size_t idx, size_t stride, size_t from, size_t to,
 }
 
 /* Installs a fetched run whose bytes are in the alias view: flags, cached
- * list, protections. `home` >= 0 marks a direct (same-host) fetch. */
-static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
+ * list, protections. */
+static void install_run(fetch_ctx_t *c, const uint8_t *exempt)
 {
     size_t st = c->stride;
     for (size_t i = 0; i < c->n; i++) {
@@ -317,8 +327,7 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
         for (size_t i = 0; i < c->n; i++)
             atomic_fetch_and(&dsm.pages[c->idx + i * st].flags,
                              (uint8_t)~PF_EXEMPT);
-    if (home >= 0)
-        recheck_exempt(c, home);
+    DSM_DELAY(DLY_FAULT);
     /* In the cached list before the generation check: an acquire that
      * bumps the generation after the check then finds these pages (BUSY)
      * in its scan and drops them once settled. */
@@ -330,6 +339,7 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
         set_state_s(c->idx, c->n, st, PG_INV);
         return;
     }
+    DSM_DELAY(DLY_FAULT);
     /* A read-ahead run's first page stays PROT_NONE, its trigger. Then
      * pages [first, rw_end) become writable, twinned: the faulting page of
      * a write miss, or the whole run under write-ahead (the stream writes
@@ -351,6 +361,19 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt, int home)
     hcrt__dsm_page_settled();
 }
 
+/* The pages that follow a fetch reply from `home`, woken by the fault
+ * detector if it dies meanwhile (base/wait.h). */
+static void recv_data(void *buf, size_t len, int home)
+{
+    MPI_Request req;
+    hcrt_wait_t w = {.what = "DSM page data",
+                     .peer = home,
+                     .deadline = hcrt__wait_reply_deadline(),
+                     .busy = 1}; /* as the MPI_Recv it replaces */
+    MPI_Irecv(buf, (int)len, MPI_BYTE, home, DSM_TAG_DATA, dsm.svc_comm, &req);
+    hcrt__wait_request(&req, &w);
+}
+
 /* Service thread: installs a fetched run through the alias view. */
 static void install_fetch(dsm_op_t *op, void *msg, size_t len)
 {
@@ -367,8 +390,7 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
             tmp = malloc(c->n * DSM_PAGE);
             if (!tmp)
                 hcrt_fatal(HCRT_MOD_DSM, "out of memory receiving pages");
-            MPI_Recv(tmp, (int)(c->n * DSM_PAGE), MPI_BYTE, op->dest,
-                     DSM_TAG_DATA, dsm.svc_comm, MPI_STATUS_IGNORE);
+            recv_data(tmp, c->n * DSM_PAGE, op->dest);
             data = tmp;
         } else {
             hcrt_assert(len == sizeof *m + flen + c->n * DSM_PAGE);
@@ -377,7 +399,7 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
             memcpy(alias + i * c->stride * DSM_PAGE, data + i * DSM_PAGE,
                    DSM_PAGE);
         free(tmp);
-        install_run(c, exempt, -1);
+        install_run(c, exempt);
         return;
     }
     if (c->n <= DSM_INLINE_PAGES) {
@@ -389,70 +411,58 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
         hcrt_assert(len == sizeof *m + flen);
         /* one call allocates the pages instead of n faults */
         madvise(alias, c->n * DSM_PAGE, MADV_POPULATE_WRITE);
-        MPI_Recv(alias, (int)(c->n * DSM_PAGE), MPI_BYTE, op->dest,
-                 DSM_TAG_DATA, dsm.svc_comm, MPI_STATUS_IGNORE);
+        recv_data(alias, c->n * DSM_PAGE, op->dest);
     }
-    install_run(c, exempt, -1);
+    install_run(c, exempt);
 }
 
-/* Pages of [idx, idx+n) (BUSY, invalid) whose application view maps a
- * home's master (live, or a pre-mapped slice) go back to this rank's own
- * memfd, to hold a private copy. */
-static void unlive(size_t idx, size_t n)
+/* Registers this rank as writer of [idx, idx+n) at `home`: directly in a
+ * same-host home's directory (a message only when exempt copies elsewhere
+ * must be told first), else by asking the home. */
+static void register_writer(size_t idx, size_t n, size_t stride, int home)
 {
-    for (size_t i = 0; i < n; i++) {
-        if (hcrt__dsm_maps_home(idx + i)) {
-            hcrt__dsm_set_view(idx, n, dsm.rank, PROT_NONE);
-            break;
-        }
+    if (!hcrt__dsm_shm_peer(home)) { /* d: the stride (0: contiguous) */
+        hcrt__dsm_call(home, M_WRITER, idx, n, 0, stride > 1 ? stride : 0);
+        return;
     }
+    hcrt_assert(stride == 1);
+    uint64_t tell = 0;
     for (size_t i = 0; i < n; i++)
-        atomic_fetch_and(&dsm.pages[idx + i].flags, (uint8_t)~PF_LIVE);
+        tell |= hcrt__dsm_dir_add_writer_at(hcrt__dsm_shm_dir(home, idx + i),
+                                            home, dsm.rank);
+    if (tell)
+        hcrt__dsm_call(home, M_WRITER, idx, n, 1, tell);
 }
 
-/* Read miss on a same-host home (shm.c): the application view maps the
- * home's master pages themselves, read-only. Nothing is copied, and the
- * pages can never be stale, so acquires leave them alone (PF_LIVE). */
+/* Miss on a same-host home (shm.c): the application view maps the home's
+ * master pages themselves - read-only, and for a write miss the faulting
+ * page read-write once this rank is registered as its writer. Nothing is
+ * copied: this rank's loads and stores are the home's memory, so the
+ * pages can never be stale and nothing is diffed (PF_LIVE: acquires and
+ * releases leave them alone). Registration comes first, so ranks of
+ * other hosts holding exempt copies are told before the first store. */
 static void map_live(const fetch_ctx_t *c, int home)
 {
+    if (c->registered)
+        register_writer(c->idx, c->n, 1, home);
     hcrt__dsm_set_view(c->idx, c->n, home, PROT_READ);
     for (size_t i = 0; i < c->n; i++) {
         atomic_fetch_and(&dsm.pages[c->idx + i].flags,
                          (uint8_t)~(PF_EXEMPT | PF_TRIGGER));
-        atomic_fetch_or(&dsm.pages[c->idx + i].flags, PF_LIVE);
+        atomic_fetch_or(&dsm.pages[c->idx + i].flags,
+                        (uint8_t)(PF_LIVE | (c->registered ? PF_WREG : 0)));
     }
     live_add(c->idx, c->n); /* so that compaction finds them */
+    if (c->is_write)
+        hcrt__dsm_set_view(c->idx, 1, home, PROT_READ | PROT_WRITE);
     dsm_count(pages_fetched, c->n);
     dsm_count(bytes_fetched, c->n * DSM_PAGE); /* readable now, not copied */
     dsm_count(shm_pages, c->n);
-    set_state(c->idx, c->n, PG_RO);
-}
-
-/* Write miss on a same-host home (shm.c): the faulting thread registers in the
- * home's directory and copies the master pages itself - no message, unless new
- * writer registration must first tell ranks holding exempt copies. */
-static void fetch_direct(fetch_ctx_t *c, int home)
-{
-    uint8_t exempt[1024]; /* n <= HCRT_DSM_PREFETCH <= 1024 */
-    dsm_dir_t *d = hcrt__dsm_shm_dir(home, c->idx);
-    uint64_t tell = 0;
-    for (size_t i = 0; i < c->n; i++) {
-        if (c->registered)
-            tell |= hcrt__dsm_dir_add_writer_at(&d[i], home, dsm.rank);
-        exempt[i] = (uint8_t)hcrt__dsm_dir_add_reader_at(&d[i], dsm.rank);
-    }
-    if (tell) /* the home sends the notices and answers once acknowledged */
-        hcrt__dsm_call(home, M_WRITER, c->idx, c->n, 1, tell);
-    unlive(c->idx, c->n);
-    char *src = hcrt__dsm_shm_page(home, c->idx);
-    char *dst = hcrt__dsm_page_alias(c->idx);
-    if (c->n > 1) { /* one call each instead of a fault per page */
-        madvise(src, c->n * DSM_PAGE, MADV_POPULATE_READ);
-        madvise(dst, c->n * DSM_PAGE, MADV_POPULATE_WRITE);
-    }
-    hcrt__dsm_seq_copy(dst, src, d, c->n);
-    dsm_count(shm_pages, c->n);
-    install_run(c, exempt, home);
+    DSM_DELAY(DLY_FAULT);
+    for (size_t i = 0; i < c->n; i++)
+        atomic_store(&dsm.pages[c->idx + i].state,
+                     i == 0 && c->is_write ? PG_RW : PG_RO);
+    hcrt__dsm_page_settled();
 }
 
 /* Streaming: fetches the next run without waiting for it - of the
@@ -551,10 +561,7 @@ static void fetch_remote(size_t idx, int home, int is_write)
                        .wahead = wa,
                        .nseq = atomic_load(&dsm.notify_seq)};
     if (hcrt__dsm_shm_peer(home)) {
-        if (is_write)
-            fetch_direct(&ctx, home);
-        else
-            map_live(&ctx, home);
+        map_live(&ctx, home);
         return;
     }
     dsm_msg_t m = {M_FETCH, 0, idx, n, (uint64_t)reg, stride > 1 ? stride : 0};
@@ -584,68 +591,47 @@ static int trigger(size_t idx, int home)
     return 0;
 }
 
-/* Registers this rank as writer of [idx, idx+n) at `home`: directly in a
- * same-host home's directory (a message only when exempt copies elsewhere
- * must be told first), else by asking the home. */
-static void register_writer(size_t idx, size_t n, size_t stride, int home)
-{
-    if (!hcrt__dsm_shm_peer(home)) { /* d: the stride (0: contiguous) */
-        hcrt__dsm_call(home, M_WRITER, idx, n, 0, stride > 1 ? stride : 0);
-        return;
-    }
-    hcrt_assert(stride == 1);
-    uint64_t tell = 0;
-    for (size_t i = 0; i < n; i++)
-        tell |= hcrt__dsm_dir_add_writer_at(hcrt__dsm_shm_dir(home, idx + i),
-                                            home, dsm.rank);
-    if (tell)
-        hcrt__dsm_call(home, M_WRITER, idx, n, 1, tell);
-}
-
-/* Write miss on a valid copy: register as writer (once), twin, unprotect. */
+/* Write miss on a valid page: register as writer (once); then a live page
+ * (same-host home) is made writable in place, a copy is twinned and
+ * unprotected. */
 static void upgrade_write(size_t idx, int home)
 {
-    if (atomic_load(&dsm.pages[idx].flags) & PF_LIVE) {
-        /* A live view of the master: take a private copy to write on. It
-         * joins the cached list (not live any more) *before* the copy, as
-         * a fetch does: an acquire by another thread of this rank that
-         * runs while the copy is taken then finds the page BUSY and drops
-         * it once settled; otherwise the copy (and its twin) could miss
-         * releases that acquire pairs with: the acquirer would read (and
-         * build its writes on) stale data - lost updates. */
-        atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_LIVE);
-        cache_add(idx, 1);
-        hcrt__dsm_seq_copy(hcrt__dsm_page_alias(idx),
-                           hcrt__dsm_shm_page(home, idx),
-                           hcrt__dsm_shm_dir(home, idx), 1);
-        hcrt__dsm_set_view(idx, 1, dsm.rank, PROT_READ);
-    }
+    int live = !!(atomic_load(&dsm.pages[idx].flags) & PF_LIVE);
     if (!(atomic_load(&dsm.pages[idx].flags) & PF_WREG)) {
-        /* Register the cached pages that follow as well: contiguous ones,
-         * or, after strided read runs (to another host), the pages at
-         * their stride - a column updated in place is read, then written,
-         * row by row: one round trip per run instead of one per row. */
+        /* Register the valid pages that follow as well (cached copies, or
+         * live views of a same-host home): contiguous ones, or, after
+         * strided read runs (to another host), the pages at their stride
+         * - a column updated in place is read, then written, row by row:
+         * one round trip per run instead of one per row. */
+        uint8_t kind = live ? PF_LIVE : PF_CACHED;
         size_t n = 1, st = 1, d = atomic_load(&str_d);
         dsm_area_t *a = hcrt__dsm_area_of_page(idx);
         size_t end = a->first + a->len / DSM_PAGE;
         if (d > 1 && !hcrt__dsm_shm_peer(home) && idx + d < end &&
             hcrt__dsm_home_known(idx + d) == home &&
-            (atomic_load(&dsm.pages[idx + d].flags) & (PF_CACHED | PF_WREG)) ==
-                PF_CACHED)
+            (atomic_load(&dsm.pages[idx + d].flags) & (kind | PF_WREG)) == kind)
             st = d;
         while (n < dsm.prefetch_max && idx + n * st < end &&
                hcrt__dsm_home_known(idx + n * st) == home &&
                (atomic_load(&dsm.pages[idx + n * st].flags) &
-                (PF_CACHED | PF_WREG)) == PF_CACHED)
+                (kind | PF_WREG)) == kind)
             n++;
         register_writer(idx, n, st, home);
         for (size_t i = 0; i < n; i++)
             atomic_fetch_or(&dsm.pages[idx + i * st].flags, PF_WREG);
+        DSM_DELAY(DLY_FAULT);
     }
+    if (live) { /* stores go to the master: no twin, nothing to release */
+        hcrt__dsm_set_view(idx, 1, home, PROT_READ | PROT_WRITE);
+        set_state(idx, 1, PG_RW);
+        return;
+    }
+    hcrt_assert(!hcrt__dsm_shm_peer(home)); /* copies: other hosts only */
     uintptr_t addr = hcrt__dsm_page_addr(idx);
     /* from the alias: a read-ahead trigger page is still PROT_NONE */
     memcpy(dsm.twins + idx * DSM_PAGE, hcrt__dsm_page_alias(idx), DSM_PAGE);
     uint8_t f = atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_TRIGGER);
+    DSM_DELAY(DLY_FAULT);
     hcrt__dsm_mprotect(addr, DSM_PAGE, PROT_READ | PROT_WRITE);
     set_state(idx, 1, PG_RW);
     if (f & PF_TRIGGER) /* written before read: the stream goes on */
@@ -657,6 +643,7 @@ static void upgrade_write(size_t idx, int home)
 int hcrt__dsm_resolve(size_t idx, int is_write)
 {
     int home = hcrt__dsm_home(idx);
+    DSM_DELAY(DLY_FAULT);
     if (home == dsm.rank)
         return home_fault(idx, is_write);
     uint8_t st = atomic_load(&dsm.pages[idx].state);
@@ -703,7 +690,7 @@ hcrt_status_t hcrt__dsm_make_resident(void *p, size_t len, int for_write)
             continue; /* ordinary memory: nothing to do */
         for (;;) {
             uint8_t st = atomic_load(&dsm.pages[idx].state);
-            if (st == PG_RW || (st == PG_RO && !for_write))
+            if (st == PG_RW || (st == PG_RO && !for_write) || st == PG_GUARD)
                 break;
             hcrt__dsm_resolve((size_t)idx, for_write);
         }
@@ -715,7 +702,9 @@ hcrt_status_t hcrt__dsm_make_resident(void *p, size_t len, int for_write)
 
 static int retirable(size_t p, uint64_t me, uint64_t src)
 {
+    /* never a stack page: its home writes it unseen (stacks.c) */
     return !(atomic_load(&dsm.pages[p].flags) & PF_HTRY) &&
+           !hcrt__dsm_in_stacks(p) &&
            atomic_load(&dsm.pages[p].state) == PG_RW &&
            atomic_load(&dsm.dir[p].writers) == me &&
            (atomic_load(&dsm.dir[p].readers) & src);
@@ -766,10 +755,9 @@ void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
     size_t idx = m->a, n = m->b, st = m->d > 1 ? m->d : 1;
     size_t flen = (n + 63) & ~63UL;
     /* Small runs travel inside the reply (one message); large ones follow
-     * it straight from the alias view (no copy) - unless same-host peers
-     * may apply diffs here concurrently, or the run is strided: then they
-     * are copied first (under the pages' sequence locks, so the reply
-     * holds no half-applied diff; packed, for a strided run). */
+     * it straight from the alias view (no copy), strided ones packed. Diffs
+     * are applied by this thread only (same-host ranks write the master in
+     * place and send none), so no reply holds a half-applied diff. */
     int inline_data = n <= DSM_INLINE_PAGES;
     size_t len = sizeof *m + flen + (inline_data ? n * DSM_PAGE : 0);
     dsm_msg_t *r = malloc(len);
@@ -787,8 +775,9 @@ void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
         exempt[i] = (uint8_t)hcrt__dsm_dir_add_reader(idx + i * st, src);
     }
     dsm_count(served_fetches, n);
+    DSM_DELAY(DLY_SERVICE);
     char *alias = hcrt__dsm_page_alias(idx);
-    if (!inline_data && !dsm.shm_peers && st == 1) {
+    if (!inline_data && st == 1) {
         /* the run lies in one area, so its alias pages are contiguous */
         hcrt__dsm_defer(src, r, len, alias, n * DSM_PAGE, 0, idx, 1, tell);
         return;
@@ -797,9 +786,8 @@ void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
     if (!copy)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a page fetch");
     for (size_t i = 0; i < n; i++)
-        hcrt__dsm_seq_copy(copy + i * DSM_PAGE,
-                           hcrt__dsm_page_alias(idx + i * st),
-                           &dsm.dir[idx + i * st], 1);
+        memcpy(copy + i * DSM_PAGE, hcrt__dsm_page_alias(idx + i * st),
+               DSM_PAGE);
     if (inline_data)
         hcrt__dsm_defer(src, r, len, NULL, 0, 0, idx, st, tell);
     else
@@ -828,7 +816,8 @@ void hcrt__dsm_serve_writer(int src, dsm_msg_t *m)
 
 void hcrt__dsm_serve_notify(int src, dsm_msg_t *m)
 {
-    size_t st = m->c ? m->c : 1;          /* the run's stride */
+    size_t st = m->c ? m->c : 1; /* the run's stride */
+    DSM_DELAY(DLY_SERVICE);
     atomic_fetch_add(&dsm.notify_seq, 1); /* first: see install_run */
     for (size_t i = 0; i < m->b; i++)
         atomic_fetch_and(&dsm.pages[m->a + i * st].flags, (uint8_t)~PF_EXEMPT);

@@ -251,8 +251,15 @@ hcrt_status_t hcrt__dsm_range_init(uintptr_t base, size_t size)
 void hcrt__dsm_range_fini(void)
 {
     size_t n = dsm.npages;
+    /* The range stays mapped, plain read-write memory with this rank's
+     * last view: C++ destructors of globals run after shutdown and read
+     * their objects (a global std::map's nodes, a global stream's buffer
+     * to flush), and so does glibc's exit code; threads may still run on
+     * this rank's stacks (stacks.c) - the head's main calling exit(),
+     * libomp's threads until libomp's own exit handler. */
     if (dsm.nareas > 0)
-        munmap((void *)dsm.areas[0].base, dsm.areas[0].len);
+        mprotect((void *)dsm.areas[0].base, dsm.areas[0].len,
+                 PROT_READ | PROT_WRITE);
     for (int i = 0; i < dsm.nareas; i++)
         if (dsm.areas[i].alias)
             munmap(dsm.areas[i].alias, dsm.areas[i].len);

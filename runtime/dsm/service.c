@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "base/log.h"
+#include "base/wait.h"
 #include "dsm/dsm_int.h"
 
 #define MAX_SLOTS 4096
@@ -95,8 +96,14 @@ void hcrt__dsm_wait(dsm_op_t *op)
     }
     uint32_t zero = 0;
     atomic_compare_exchange_strong(&op->done, &zero, 2);
+    /* A lock may be held for long; other requests owe a quick answer,
+     * and a late one is a symptom for the fault detector (base/wait.h). */
+    const dsm_msg_t *m = op->sbuf;
+    hcrt_wait_t w = {.what = "a DSM request", .peer = op->dest};
+    if (!m || m->type != M_LOCK)
+        w.deadline = hcrt__wait_reply_deadline();
     while (atomic_load_explicit(&op->done, memory_order_acquire) != 1)
-        hcrt__dsm_futex_wait(&op->done, 2);
+        hcrt__wait_word(&op->done, 2, &w);
 }
 
 uint64_t hcrt__dsm_call(int dest, uint32_t type, uint64_t a, uint64_t b,
@@ -317,6 +324,7 @@ static void on_reply(dsm_msg_t *m, size_t len)
 
 static void dispatch(int src, dsm_msg_t *m, size_t len)
 {
+    DSM_DELAY(DLY_SERVICE);
     switch (m->type) {
     case M_FETCH:
         hcrt__dsm_serve_fetch(src, m);
@@ -483,12 +491,13 @@ static void *service_main(void *arg)
     /* the default slice: a short one let the head's service thread
      * preempt the head's computation for every request of an idle
      * worker (LU with a hog on the worker's core: 2.1-3.0 s -> 2.8-3.9 s,
-     * bench/RESULTS.md "Session 11"); it blocks on bells when contended */
+     * NPB LU class S at 2 ranks); it blocks on bells when contended */
     hcrt__helper_thread_start("hcrt-dsm", 0);
     while (!atomic_load(&svc.stop) || svc.nsends > 0 ||
            atomic_load(&svc.submitted)) {
         int busy = 0;
         if (atomic_load_explicit(&svc.submitted, memory_order_relaxed)) {
+            DSM_DELAY(DLY_SERVICE);
             post_submitted();
             busy = 1;
         }

@@ -6,19 +6,15 @@
  * included) and its directory in a second memfd. At start-up the ranks of
  * one host (MPI_COMM_TYPE_SHARED: Open MPI's idea of a node) open each
  * other's memfds through /proc/<pid>/fd/<n>, check by device and inode
- * that they reached the very object, and map them. Then a read miss makes
- * the application view map the home's master pages themselves (a "live"
- * view: pages.c), a write miss copies them, a release applies its diff
- * straight into the master copy, and every directory update uses the same
- * atomics the home uses. Ranks the MPI library places on different nodes
- * (network namespaces included: they are how this machine plays several
- * hosts) keep the message path.
- *
- * Atomicity: a page's diff is applied under the page's sequence lock in the
- * home's directory entry (dir.seq, odd while held), by direct appliers and
- * by the home's service thread alike; a copy of a master page retries
- * until it saw an even, unchanged sequence. So no copy ever holds a
- * half-applied diff.
+ * that they reached the very object, and map them. Then a miss makes the
+ * application view map the home's master pages themselves (a "live" view:
+ * pages.c, map_live), read-only, and read-write once the rank registered
+ * as their writer in the home's directory (with the same atomics the home
+ * uses). No rank holds a copy of a page homed on its host: the ranks of a
+ * host share its pages as threads share memory, and nothing is diffed or
+ * invalidated between them. Ranks the MPI library places on different
+ * nodes (network namespaces included: they are how this machine plays
+ * several hosts) keep the message path.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -35,50 +31,6 @@
 
 #include "base/log.h"
 #include "dsm/dsm_int.h"
-
-uint32_t hcrt__dsm_seq_lock(dsm_dir_t *d)
-{
-    for (unsigned spins = 0;; spins++) {
-        uint32_t s = atomic_load_explicit(&d->seq, memory_order_relaxed);
-        if (!(s & 1) && atomic_compare_exchange_weak(&d->seq, &s, s + 1))
-            return s + 1;
-        if (spins > 64) /* the holder may be descheduled: let it run */
-            sched_yield();
-        else
-            __builtin_ia32_pause();
-    }
-}
-
-void hcrt__dsm_seq_unlock(dsm_dir_t *d, uint32_t s)
-{
-    atomic_store_explicit(&d->seq, s + 1, memory_order_release);
-}
-
-static uint32_t seq_begin(dsm_dir_t *d)
-{
-    for (unsigned spins = 0;; spins++) {
-        uint32_t s = atomic_load_explicit(&d->seq, memory_order_acquire);
-        if (!(s & 1))
-            return s;
-        if (spins > 64)
-            sched_yield();
-        else
-            __builtin_ia32_pause();
-    }
-}
-
-void hcrt__dsm_seq_copy(char *dst, const char *src, dsm_dir_t *d, size_t n)
-{
-    for (size_t i = 0; i < n; i++) {
-        for (;;) {
-            uint32_t s = seq_begin(&d[i]);
-            memcpy(dst + i * DSM_PAGE, src + i * DSM_PAGE, DSM_PAGE);
-            atomic_thread_fence(memory_order_acquire);
-            if (atomic_load_explicit(&d[i].seq, memory_order_relaxed) == s)
-                break;
-        }
-    }
-}
 
 /* The base mapping of a page: with the allocating-rank home policy, the
  * heap slice of a same-host peer maps that peer's memfd from start-up, so
@@ -184,9 +136,10 @@ static void map_pages(size_t idx, size_t n, int home, int prot)
 {
     dsm_area_t *a = hcrt__dsm_area_of_page(idx);
     int fd = home == dsm.rank ? dsm.memfd : dsm.peer_fd[home];
-    /* the base view of a userfaultfd slice: readable and registered */
+    /* the base view of a userfaultfd slice: registered, and readable
+     * (writable for a live page this rank writes) */
     int reg = home != dsm.rank && uffd_view(idx), want = prot;
-    if (reg) /* invalid pages: no page-table entries (not populated) */
+    if (reg && prot == PROT_NONE) /* invalid: no page-table entries */
         prot = PROT_READ;
     /* the flags the range was mapped with, so the mappings merge again;
      * a live view is populated by the same call, which is cheaper than
@@ -226,7 +179,10 @@ void hcrt__dsm_set_view(size_t idx, size_t n, int home, int prot)
         i++;
     if (i == n) { /* already mapped so: protection only */
         uintptr_t addr = hcrt__dsm_page_addr(idx);
-        if (to_home && uffd_view(idx)) { /* page-table entries only */
+        if (to_home && uffd_view(idx)) { /* page-table entries, and */
+            /* the protection: read-only, or read-write once written */
+            hcrt__dsm_mprotect(addr, n * DSM_PAGE,
+                               prot == PROT_NONE ? PROT_READ : prot);
             if (prot == PROT_NONE)
                 madvise((void *)addr, n * DSM_PAGE, MADV_DONTNEED);
             else
@@ -256,8 +212,9 @@ void hcrt__dsm_reset_view(size_t idx, size_t n)
                       b ? hcrt__dsm_slice_owner(idx + i) : dsm.rank, PROT_NONE);
             set_flip(idx + i, j - i, b);
         } else if (uffd_view(idx + i)) { /* invalid: no page-table entry */
-            madvise((void *)hcrt__dsm_page_addr(idx + i), (j - i) * DSM_PAGE,
-                    MADV_DONTNEED);
+            void *a = (void *)hcrt__dsm_page_addr(idx + i);
+            mprotect(a, (j - i) * DSM_PAGE, PROT_READ); /* if written */
+            madvise(a, (j - i) * DSM_PAGE, MADV_DONTNEED);
         } else { /* merging: cannot need a new mapping */
             mprotect((void *)hcrt__dsm_page_addr(idx + i), (j - i) * DSM_PAGE,
                      PROT_NONE);
@@ -473,6 +430,8 @@ hcrt_status_t hcrt__dsm_shm_init(void)
             return HCRT_ERR_IO; /* explained by map_host on some rank */
     }
     hcrt_status_t st = premap_slices();
+    if (dsm.shm_peers)
+        hcrt__dsm_live_areas();
     hcrt_debug(HCRT_MOD_DSM,
                "same-host fast path: %d of %d ranks share this host, %s%s", n,
                dsm.size, dsm.shm_peers ? "on" : "off",

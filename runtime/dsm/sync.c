@@ -11,6 +11,7 @@
 
 #include "base/bell.h"
 #include "base/log.h"
+#include "base/wait.h"
 #include "dsm/dsm_int.h"
 
 hcrt_status_t hcrt__dsm_release(void)
@@ -29,28 +30,17 @@ hcrt_status_t hcrt__dsm_acquire(void)
     return st;
 }
 
-/* Waits for a nonblocking collective without hogging the core: yields
- * after 100 polls, naps on a contended core (base/bell.h). */
-static hcrt_status_t wait_request(MPI_Request *req)
-{
-    int done = 0;
-    hcrt_pause_t pause;
-    hcrt__pause_begin(&pause);
-    for (unsigned i = 0; !done; i++) {
-        if (MPI_Test(req, &done, MPI_STATUS_IGNORE) != MPI_SUCCESS)
-            return HCRT_ERR_MPI;
-        if (!done && i > 100)
-            hcrt__pause(&pause, UINT64_MAX);
-    }
-    return HCRT_OK;
-}
-
+/* Polls the barrier without hogging the core: yields after 100 polls,
+ * naps on a contended core (base/bell.h); woken by the fault detector
+ * (base/wait.h). */
 hcrt_status_t hcrt__dsm_cluster_barrier(void)
 {
     MPI_Request req;
+    hcrt_wait_t w = {
+        .what = "a DSM barrier", .peer = HCRT_WAIT_ANY, .spin_ns = UINT64_MAX};
     if (MPI_Ibarrier(dsm.coll_comm, &req) != MPI_SUCCESS)
         return HCRT_ERR_MPI;
-    return wait_request(&req);
+    return hcrt__wait_request(&req, &w);
 }
 
 hcrt_status_t hcrt__dsm_barrier(void)

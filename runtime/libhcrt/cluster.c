@@ -11,8 +11,9 @@
  * others in a DSM barrier (release, barrier, acquire).
  *
  * Regions stay local (as on one node) when they are HEAD regions, nested,
- * forked by a worker, or carry more arguments than a command holds, and
- * between refreshes when their loops all run on the head (local_tab).
+ * forked by a worker, or carry more arguments than a command holds. The
+ * others run on all nodes or on the head alone, as region placement
+ * chooses per call (cluster_place.c).
  */
 #include <errno.h>
 #include <inttypes.h>
@@ -29,9 +30,14 @@
 #include "base/kmp_abi.h"
 #include "base/log.h"
 #include "base/stats.h"
+#include "base/wait.h"
 #include "dsm/dsm.h"
+#include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
+#include "libhcrt/cluster_place.h"
+#include "libhcrt/fault/fault.h"
+#include "libhcrt/heap.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
 #include "libhcrt/task_share.h"
@@ -40,7 +46,7 @@
 #define CMD_MAX_ARGS 64
 #define NSLOTS 4096 /* per-construct DSM words (dynamic loops) */
 
-enum { CMD_FORK = 1, CMD_EXIT = 2 };
+enum { CMD_FORK = 1, CMD_EXIT = 2, CMD_TLS = 3 };
 
 typedef struct fork_cmd {
     int32_t op;
@@ -49,7 +55,9 @@ typedef struct fork_cmd {
     int32_t status;
     int32_t sched_kind, sched_chunk; /* the head's run-sched ICV */
     int32_t hint_kind, hint_pct;     /* schedule hint for the team (loops.c) */
+    hcrt_cluster_icv_t icv;          /* the head's task's ICVs */
     uint32_t payload; /* bytes of head TLS that follow in a second bcast */
+    int32_t tls_push; /* the threads' threadprivate images follow */
     int32_t tasks;    /* a spread TASKS region (task_share.h) */
     uint64_t region_id;
     hcrt_ident_t *loc; /* same address in every rank (same binary, no ASLR) */
@@ -73,32 +81,14 @@ static uint32_t max_ws; /* constructs used by the last region */
 static _Thread_local int32_t pending_nt;
 static _Thread_local int main_thread; /* the head's thread running main */
 static int teams_active;              /* teams constructs running (head) */
-static _Thread_local int in_region;
-static volatile int region_active; /* this rank runs a cluster region */
-static int worker_done;            /* the head told this worker to leave */
+static hcrt_cluster_icv_t region_icv; /* of the running cluster region */
+static volatile int region_active;    /* this rank runs a cluster region */
+static int worker_done;               /* the head told this worker to leave */
 static _Thread_local uint32_t ws_seq;
-static _Thread_local int tasks_local; /* a TASKS call kept on the head */
 
 static struct {
-    uint64_t forks, head_only, single_local, fork_ns, join_ns;
+    uint64_t forks, head_only, placed_head, fork_ns, join_ns;
 } counters;
-
-/* Regions whose loops all run on the head (HetProbe's stable single-node
- * decisions for node 0) are forked on the head alone, with the head's own
- * team as on one node, except every local_refresh-th fork,
- * which goes to all nodes so the loops meet their probe cache again (a
- * drift, a resting node's probe). LU's 383 short loops per call otherwise
- * pay a cross-node fork and join each for loops that run on the head: 2-4x
- * the loops' own time with a slow worker. Filled by the head only. */
-#define LOCAL_SLOTS 256
-static struct {
-    uint64_t id;
-    uint32_t since; /* forks kept local since the last one to all nodes */
-    uint8_t used, ok;
-} local_tab[LOCAL_SLOTS];
-static int local_refresh; /* HCRT_SCHED_LOCAL_REFRESH, read at init */
-/* This rank's notes on the loops of the running cluster region. */
-static atomic_int rl_loops, rl_away;
 
 /* "file:line (function)" from clang's ";file;function;line;col;;", or
  * "an unknown place" (clang leaves some constructs without a location). */
@@ -133,12 +123,7 @@ _Noreturn void hcrt__cluster_unsupported(hcrt_ident_t *loc, const char *what)
 
 int hcrt__cluster_here(void)
 {
-    return in_region && omp_get_level() == 1;
-}
-
-int hcrt__cluster_here_outer(void)
-{
-    return in_region;
+    return hcrt__cluster_nest.total && omp_get_level() == 1;
 }
 
 int hcrt__cluster_tid(void)
@@ -153,7 +138,7 @@ int hcrt__cluster_max_threads(void)
 
 void hcrt__cluster_set_num_threads(int n)
 {
-    if (n > 0)
+    if (n >= 0) /* 0: back to the nodes' default teams */
         req_total = n;
 }
 
@@ -166,6 +151,11 @@ void hcrt__cluster_push_num_threads(int32_t n)
  * copyin sources) are private to the head, so a fork whose arguments point
  * there cannot run on the other nodes. */
 static uintptr_t stack_lo, stack_hi, tls_at;
+
+int hcrt__cluster_is_main_thread(void)
+{
+    return main_thread;
+}
 
 void hcrt__cluster_set_main_thread(void)
 {
@@ -223,14 +213,6 @@ static int args_shareable(const hcrt_region_desc_t *region, void **args,
     return 1;
 }
 
-int hcrt__cluster_take_tasks_local(void)
-{
-    int r = tasks_local;
-
-    tasks_local = 0;
-    return r;
-}
-
 void hcrt__cluster_teams(int delta)
 {
     __atomic_fetch_add(&teams_active, delta, __ATOMIC_RELAXED);
@@ -275,9 +257,12 @@ void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid)
         hcrt__ts_barrier(loc, gtid);
     else
         __kmpc_barrier(loc, gtid);
+    hcrt__doing_set(HCRT_DOING_BARRIER, loc);
     if (hcrt__dsm_barrier_team(hcrt__cluster_team.local) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed (%s)",
                    loc && loc->psource ? loc->psource : "?");
+    hcrt__doing_set(HCRT_DOING_REGION, NULL);
+    hcrt__cancel_note_barrier();
     HCRT_OBS(hcrt__obs_barrier(t0));
 }
 
@@ -400,6 +385,8 @@ void hcrt__cluster_init(void)
     int size = hcrt__size(), mine = omp_get_max_threads();
 
     add_global_areas();
+    hcrt__arena_share(comm); /* memory allocated before main */
+    hcrt__mainstack_reserve();
     if (hcrt__dsm_init(comm) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "the DSM could not start (see above)");
     hcrt__cluster_heap_lo = (uintptr_t)hcrt__dsm_base();
@@ -420,9 +407,12 @@ void hcrt__cluster_init(void)
             hcrt_fatal(HCRT_MOD_CORE, "out of DSM memory at start-up");
     }
     MPI_Bcast(&slots, sizeof(slots), MPI_BYTE, 0, comm);
-    local_refresh = (int)hcrt__config_int("HCRT_SCHED_LOCAL_REFRESH");
+    hcrt__cluster_icv_init();
+    hcrt__cancel_init();
+    hcrt__cluster_place_init();
     hcrt__stats_register("cluster", print_cluster, NULL);
     hcrt__cluster_on = 1;
+    hcrt__threads_init(); /* libomp's threads on DSM stacks from now on */
     hcrt_debug(HCRT_MOD_CORE, "cluster mode: %d nodes, %d threads in all", size,
                default_total);
 }
@@ -432,6 +422,7 @@ void hcrt__cluster_fini(void)
     if (!hcrt__cluster_on)
         return;
     hcrt__cluster_on = 0;
+    hcrt__heap_shutdown(); /* from here on the C library's */
     hcrt__dsm_fini();
     MPI_Comm_free(&fork_comm);
     MPI_Comm_free(&reduce_comm);
@@ -446,10 +437,15 @@ MPI_Comm hcrt__cluster_reduce_comm(void)
 /* ---- fork / join -----------------------------------------------------------
  */
 
-/* This node's share of a team of `total` threads. */
-static void team_of(int total, hcrt_cluster_team_t *t)
+MPI_Comm hcrt__cluster_fork_comm(void)
 {
-    int size = hcrt__size(), rank = hcrt__rank(), base = 0;
+    return fork_comm;
+}
+
+/* Node `rank`'s share of a team of `total` threads. */
+void hcrt__cluster_team_of(int total, int rank, hcrt_cluster_team_t *t)
+{
+    int size = hcrt__size(), base = 0;
 
     if (total == default_total) {
         for (int r = 0; r < rank; r++)
@@ -471,44 +467,81 @@ int hcrt__cluster_node_threads(int node)
     return total / size + (node < total % size);
 }
 
-static void cluster_entry(int32_t *gtid, int32_t *btid,
-                          const hcrt_region_desc_t *region, void **args)
+/* libomp gave this node fewer threads than its share (a thread limit of
+ * the process, KMP_* settings): the cluster team would miss threads. */
+static void check_team(hcrt_ident_t *loc)
 {
-    in_region = 1;
+    int n = omp_get_num_threads();
+    char fix[256];
+
+    if (HCRT_LIKELY(n == hcrt__cluster_team.local))
+        return;
+    snprintf(fix, sizeof fix,
+             "rank %d got %d of its %d threads of the cluster team (set "
+             "OMP_THREAD_LIMIT and KMP_DEVICE_THREAD_LIMIT to at least "
+             "OMP_NUM_THREADS on every rank)",
+             hcrt__rank(), n, hcrt__cluster_team.local);
+    hcrt__cluster_unsupported_fix(
+        loc, "a parallel region whose node team libomp could not form", fix);
+}
+
+static void cluster_entry(int32_t *gtid, int32_t *btid,
+                          const hcrt_region_desc_t *region, void **args,
+                          hcrt_ident_t *loc)
+{
+    int local = hcrt__cluster_team.local;
+
+    check_team(loc);
+    hcrt__cluster_nest = (hcrt_cluster_nest_t){
+        .tid1 = hcrt__cluster_team.base + omp_get_thread_num(),
+        .total = hcrt__cluster_team.total,
+        .hidden = local == 1};
+    hcrt__cluster_icv_enter(&region_icv);
     ws_seq = 0;
+    hcrt__cancel_thread_enter();
+    hcrt__cluster_place_tls_enter(omp_get_thread_num());
     if (hcrt__ts_spread)
         hcrt__ts_thread_begin();
     region->tramp(gtid, btid, args);
     if (hcrt__ts_spread) /* this node's tasks, then other nodes' */
         hcrt__ts_thread_end(*gtid);
+    hcrt__cluster_place_tls_leave(omp_get_thread_num());
     uint32_t m = __atomic_load_n(&max_ws, __ATOMIC_RELAXED);
     while (ws_seq > m &&
            !__atomic_compare_exchange_n(&max_ws, &m, ws_seq, 1,
                                         __ATOMIC_RELAXED, __ATOMIC_RELAXED))
         ;
-    in_region = 0;
+    hcrt__cluster_nest.total = 0;
 }
 
 static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
-                       void **args, int total, int tasks)
+                       void **args, int total, const hcrt_cluster_icv_t *icv,
+                       int tasks)
 {
     int32_t gtid = __kmpc_global_thread_num(loc);
 
-    team_of(total, &hcrt__cluster_team);
+    hcrt__cluster_team_of(total, hcrt__rank(), &hcrt__cluster_team);
+    region_icv = *icv;
     region_active = 1;
     if (tasks)
         hcrt__ts_region_begin();
+    hcrt__doing_region(region);
     HCRT_OBS(hcrt__obs_region_begin(region));
     hcrt__dsm_region_begin(region->id);
+    hcrt__cluster_icv_fork_begin(icv);
+    hcrt__cancel_region_begin();
     __kmpc_push_num_threads(loc, gtid, hcrt__cluster_team.local);
-    __kmpc_fork_call(loc, 2, (kmpc_micro_t)cluster_entry, region, args);
+    __kmpc_fork_call(loc, 3, (kmpc_micro_t)cluster_entry, region, args, loc);
     if (tasks)
         hcrt__ts_region_end();
+    hcrt__cluster_icv_fork_end(icv);
     /* Join: every node's writes reach home before anyone reads them. */
     if (hcrt__dsm_barrier() != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed at the end of a region");
     hcrt__dsm_region_end(region->id);
+    hcrt__cluster_place_tls_done(total);
     HCRT_OBS(hcrt__obs_region_end(region));
+    hcrt__doing_region(NULL);
     region_active = 0;
 }
 
@@ -523,12 +556,25 @@ static void reset_slots(void)
     max_ws = 0;
 }
 
+/* Every wait below on another rank goes through base/wait.h: the fault
+ * detector wakes it when that rank fails (docs/faults.md). */
 static void bcast_cmd(fork_cmd_t *cmd)
 {
     MPI_Request req;
+    hcrt_wait_t w = {
+        .what = "the fork command", .peer = HCRT_WAIT_ANY, .busy = 1};
 
     MPI_Ibcast(cmd, sizeof(*cmd), MPI_BYTE, 0, fork_comm, &req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    hcrt__wait_request(&req, &w);
+}
+
+static void bcast_payload(void *buf, uint32_t len)
+{
+    MPI_Request req;
+    hcrt_wait_t w = {.what = "the fork's TLS payload", .peer = 0, .busy = 1};
+
+    MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, fork_comm, &req);
+    hcrt__wait_request(&req, &w);
 }
 
 /* Head: packs the TLS bytes the arguments point to and broadcasts them. */
@@ -541,7 +587,7 @@ static void bcast_tls(const fork_cmd_t *cmd, void **args)
     for (int i = 0; i < cmd->nargs; i++)
         if (cmd->tls_off[i])
             memcpy(buf + cmd->tls_off[i] - 1, args[i], cmd->tls_len[i]);
-    MPI_Bcast(buf, (int)cmd->payload, MPI_BYTE, 0, fork_comm);
+    bcast_payload(buf, cmd->payload);
     free(buf);
 }
 
@@ -559,31 +605,17 @@ static void recv_tls(fork_cmd_t *cmd)
         if (!buf)
             hcrt_fatal(HCRT_MOD_CORE, "out of memory at a fork");
     }
-    MPI_Bcast(buf, (int)cmd->payload, MPI_BYTE, 0, fork_comm);
+    bcast_payload(buf, cmd->payload);
     for (int i = 0; i < cmd->nargs; i++)
         if (cmd->tls_off[i])
             cmd->args[i] = buf + cmd->tls_off[i] - 1;
 }
 
-/* The slot of region id in local_tab (free or its own), -1 when full. */
-static int local_find(uint64_t id)
+void hcrt__cluster_request_tls(int total)
 {
-    for (int i = 0; i < LOCAL_SLOTS; i++) {
-        int k = (int)((id + (uint64_t)i) % LOCAL_SLOTS);
-        if (!local_tab[k].used || local_tab[k].id == id)
-            return k;
-    }
-    return -1;
-}
+    fork_cmd_t cmd = {.op = CMD_TLS, .total = total};
 
-/* Every thread of every cluster loop calls this: stores only on a change,
- * so the threads do not take the flags' cache line in turn at each loop. */
-void hcrt__cluster_note_loop(int on_head_alone)
-{
-    if (!atomic_load_explicit(&rl_loops, memory_order_relaxed))
-        atomic_store_explicit(&rl_loops, 1, memory_order_relaxed);
-    if (!on_head_alone && !atomic_load_explicit(&rl_away, memory_order_relaxed))
-        atomic_store_explicit(&rl_away, 1, memory_order_relaxed);
+    bcast_cmd(&cmd);
 }
 
 int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
@@ -592,12 +624,20 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     int32_t nt = pending_nt;
 
     pending_nt = 0;
-    if (!main_thread || omp_get_level() != 0 ||
-        (region->kind != HCRT_REGION_CLUSTER &&
+    if (!main_thread || omp_get_level() != 0)
+        goto local;
+    uint64_t t0 = hcrt__now_ns();
+    hcrt__cluster_place_cycle(t0); /* the last call's cycle ends here */
+    hcrt__cluster_place_tls_drain();
+    if ((region->kind != HCRT_REGION_CLUSTER &&
          region->kind != HCRT_REGION_TASKS) ||
-        __atomic_load_n(&teams_active, __ATOMIC_RELAXED) > 0)
+        __atomic_load_n(&teams_active, __ATOMIC_RELAXED) > 0 ||
+        omp_get_max_active_levels() < 1) /* an inactive region */
         goto local;
     int total = nt > 0 ? nt : hcrt__cluster_max_threads();
+    if (total >
+        omp_get_thread_limit()) /* the cluster is one contention group */
+        total = omp_get_thread_limit();
     fork_cmd_t cmd = {.op = CMD_FORK,
                       .nargs = region->nargs,
                       .total = total,
@@ -607,33 +647,29 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         region->nargs < 0 || !args_shareable(region, args, &cmd)) {
         __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+        nt = total; /* the team the program asked for, on the head */
         goto local;
     }
     if (region->kind == HCRT_REGION_TASKS) {
         cmd.tasks = hcrt__ts_region_decide(region);
-        if (!cmd.tasks) { /* the head alone, with its own team */
-            tasks_local = 1;
-            nt = nt > 0 ? nt : req_total ? req_total : node_default[0];
-            goto local;
-        }
-    }
-    int lslot = local_refresh > 0 && !cmd.tasks ? local_find(region->id) : -1;
-    if (lslot >= 0 && local_tab[lslot].used && local_tab[lslot].ok) {
-        if (++local_tab[lslot].since < (uint32_t)local_refresh) {
+        if (!cmd.tasks) { /* the head alone, with the whole logical team */
             __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
             __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
-            counters.single_local++;
-            /* the team the program asked for, else the head's own: as
-             * on one node */
-            nt = nt > 0 ? nt : req_total ? req_total : node_default[0];
-            goto local;
+            hcrt__cluster_place_run_head(loc, region, args, total);
+            hcrt__ts_region_done(region, 0, hcrt__now_ns() - t0);
+            return 1;
         }
-        local_tab[lslot].since = 0;
+    } else if (hcrt__cluster_place_choose(region, total, t0) ==
+               HCRT_PLACE_HEAD) {
+        __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+        counters.placed_head++;
+        hcrt__cluster_place_run_head(loc, region, args, total);
+        return 1;
     }
-    atomic_store_explicit(&rl_loops, 0, memory_order_relaxed);
-    atomic_store_explicit(&rl_away, 0, memory_order_relaxed);
-    uint64_t t0 = hcrt__now_ns();
+    cmd.tls_push = hcrt__cluster_place_tls_push(total);
     memcpy(cmd.args, args, sizeof(void *) * (size_t)region->nargs);
+    hcrt__cluster_icv_capture(&cmd.icv);
     hcrt_omp_sched_t kind;
     omp_get_schedule(&kind, &cmd.sched_chunk);
     cmd.sched_kind = kind;
@@ -645,24 +681,28 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     bcast_cmd(&cmd);
     if (cmd.payload)
         bcast_tls(&cmd, args);
+    if (cmd.tls_push)
+        hcrt__cluster_place_tls_send(total);
     uint64_t t1 = hcrt__now_ns();
     __atomic_fetch_add(&st->cluster, 1, __ATOMIC_RELAXED);
-    run_region(loc, region, args, total, cmd.tasks);
+    run_region(loc, region, args, total, &cmd.icv, cmd.tasks);
     counters.forks++;
     counters.fork_ns += t1 - t0;
     counters.join_ns += hcrt__now_ns() - t1;
     if (cmd.tasks)
         hcrt__ts_region_done(region, 1, hcrt__now_ns() - t0);
-    if (lslot >= 0) {
-        local_tab[lslot].id = region->id, local_tab[lslot].used = 1;
-        local_tab[lslot].ok =
-            atomic_load_explicit(&rl_loops, memory_order_relaxed) &&
-            !atomic_load_explicit(&rl_away, memory_order_relaxed);
-    }
     return 1;
 local:
     if (nt > 0)
         __kmpc_push_num_threads(loc, __kmpc_global_thread_num(loc), nt);
+    if (hcrt__cluster_inside()) {
+        hcrt__cluster_fork_nested(loc, region, args);
+        return 1;
+    }
+    if (main_thread && omp_get_level() == 0) {
+        hcrt__cluster_fork_local(loc, region, args);
+        return 1;
+    }
     return 0;
 }
 
@@ -672,17 +712,11 @@ local:
 static void wait_cmd(fork_cmd_t *cmd)
 {
     MPI_Request req;
-    int done = 0;
-    hcrt_pause_t pause;
+    hcrt_wait_t w = {
+        .what = "the next fork command", .peer = 0, .spin_ns = 200000};
 
-    hcrt__pause_begin(&pause);
     MPI_Ibcast(cmd, sizeof(*cmd), MPI_BYTE, 0, fork_comm, &req);
-    for (;;) {
-        MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (done)
-            return;
-        hcrt__pause(&pause, 200000);
-    }
+    hcrt__wait_request(&req, &w);
 }
 
 int hcrt__cluster_worker_loop(void)
@@ -695,8 +729,15 @@ int hcrt__cluster_worker_loop(void)
             worker_done = 1;
             return cmd.status;
         }
+        if (cmd.op == CMD_TLS) {
+            hcrt__cluster_place_tls_serve(cmd.total);
+            continue;
+        }
         if (cmd.payload)
             recv_tls(&cmd);
+        if (cmd.tls_push)
+            hcrt__cluster_place_tls_recv(cmd.total);
+        hcrt__cluster_place_tls_prepare(cmd.total);
         const hcrt_region_desc_t *region =
             hcrt__registry_region_by_id(cmd.region_id);
         if (!region || region->nargs != cmd.nargs)
@@ -711,7 +752,7 @@ int hcrt__cluster_worker_loop(void)
             hcrt_fatal(HCRT_MOD_CORE, "DSM acquire failed at a fork");
         omp_set_schedule(cmd.sched_kind, cmd.sched_chunk);
         hcrt__loops_set_region_hint(cmd.hint_kind, cmd.hint_pct);
-        run_region(cmd.loc, region, cmd.args, cmd.total, cmd.tasks);
+        run_region(cmd.loc, region, cmd.args, cmd.total, &cmd.icv, cmd.tasks);
         counters.forks++;
     }
 }
@@ -740,6 +781,7 @@ void hcrt__cluster_head_exit(int status)
 {
     fork_cmd_t cmd = {.op = CMD_EXIT, .status = status};
 
+    hcrt__cluster_place_tls_drain();
     bcast_cmd(&cmd);
 }
 
@@ -748,10 +790,10 @@ static int print_cluster(FILE *out, void *arg)
     (void)arg;
     fprintf(out,
             "cluster regions %" PRIu64 " on %d nodes (%d threads), kept on "
-            "the head %" PRIu64 " (%" PRIu64 " as their loops run there); "
+            "the head %" PRIu64 " (%" PRIu64 " placed there); "
             "fork %.1f us, run+join %.1f us on average\n",
             counters.forks, hcrt__size(), default_total, counters.head_only,
-            counters.single_local,
+            counters.placed_head,
             counters.forks
                 ? (double)counters.fork_ns * 1e-3 / (double)counters.forks
                 : 0.0,

@@ -30,13 +30,38 @@ typedef struct hcrt_cluster_team {
 } hcrt_cluster_team_t;
 extern hcrt_cluster_team_t hcrt__cluster_team;
 
+/* The cluster region the calling thread runs in, at any nesting level
+ * (cluster_nest.c): its level-1 threads set it, nested forks hand it on. */
+typedef struct hcrt_cluster_nest {
+    int tid1;   /* cluster number of the level-1 ancestor thread */
+    int total;  /* threads of the cluster team; 0: not in a cluster region */
+    int hidden; /* 1: this node's share of level 1 is one thread, which
+                   libomp runs serialized, so it counts no active level */
+} hcrt_cluster_nest_t;
+extern _Thread_local hcrt_cluster_nest_t hcrt__cluster_nest;
+
+/* Data-environment ICVs of the head's task at a fork, which the implicit
+ * tasks of the cluster team inherit on every node. */
+typedef struct hcrt_cluster_icv {
+    int32_t nthreads;   /* nthreads-var in cluster terms (next team size) */
+    int32_t dynamic;    /* dyn-var */
+    int32_t max_active; /* max-active-levels-var */
+    int32_t device;     /* default-device-var */
+} hcrt_cluster_icv_t;
+
 /* Threads of node `node` in the current cluster team (like team_of). */
 int hcrt__cluster_node_threads(int node);
 /* Whether the calling thread runs the outermost level of a cluster region
  * (where worksharing and synchronisation are cluster-wide). */
 int hcrt__cluster_here(void);
 /* Whether the calling thread is inside a cluster region at any level. */
-int hcrt__cluster_here_outer(void);
+static inline int hcrt__cluster_inside(void)
+{
+    return hcrt__cluster_nest.total != 0;
+}
+/* omp_get_active_level() inside a cluster region, counting level 1 where
+ * libomp runs this node's share serialized. */
+int hcrt__cluster_active_level(void);
 /* The calling thread's number in the cluster team (hcrt__cluster_here()). */
 int hcrt__cluster_tid(void);
 /* omp_get_max_threads() outside a region: the size of the next team. */
@@ -49,9 +74,6 @@ void hcrt__cluster_set_main_thread(void);
 void hcrt__cluster_teams(int delta);
 /* Takes back a deferred num_threads (for a fork that stays local). */
 int32_t hcrt__cluster_take_push(void);
-/* The last hcrt__cluster_fork kept a TASKS region on the head by decision
- * (fork.c times the call for task_share.h); cleared by the call. */
-int hcrt__cluster_take_tasks_local(void);
 
 /* Start-up (init.c), every rank, after MPI. The binary check runs for every
  * job of more than one rank started by __hcrt_main; init brings the DSM up
@@ -69,20 +91,39 @@ void hcrt__cluster_head_exit(int status);
 /* Every rank, at shutdown before MPI_Finalize. */
 void hcrt__cluster_fini(void);
 
-/* fork.c: tries to run `region` on every node. Returns 0 when the region
- * must run locally (head region, nested, unsupported, a TASKS region whose
- * tasks do not pay across nodes) and 1 when done. */
+/* fork.c: runs `region` on every node, or on this node with the cluster's
+ * ICVs (head region, nested, unsupported, a TASKS region whose tasks do not
+ * pay across nodes). Returns 1 when done, 0 when the caller forks it with
+ * libomp as on one node (a worker's own threads). */
 int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                        void **args, hcrt_region_stats_t *st);
+
+/* cluster_nest.c: the ICVs that travel with a fork (see there). */
+void hcrt__cluster_icv_init(void);
+void hcrt__cluster_icv_capture(hcrt_cluster_icv_t *icv);
+void hcrt__cluster_icv_fork_begin(const hcrt_cluster_icv_t *icv);
+void hcrt__cluster_icv_fork_end(const hcrt_cluster_icv_t *icv);
+void hcrt__cluster_icv_enter(const hcrt_cluster_icv_t *icv);
+/* The head's thread running main (cluster.c). */
+int hcrt__cluster_is_main_thread(void);
+/* After __kmpc_serialized_parallel of parallel if(false) (fork.c). */
+void hcrt__cluster_serial_enter(void);
+/* A region forked by the head's serial code that stays on the head. */
+void hcrt__cluster_fork_local(hcrt_ident_t *loc,
+                              const hcrt_region_desc_t *region, void **args);
+/* A region forked inside a cluster region (any level). */
+void hcrt__cluster_fork_nested(hcrt_ident_t *loc,
+                               const hcrt_region_desc_t *region, void **args);
 
 /* Per-thread sequence number of worksharing constructs in the current
  * cluster region (loops, single): keys of per-instance shared state. */
 uint32_t hcrt__cluster_next_ws(void);
-/* A cluster loop of the running region starts: on_head_alone when it runs
- * all its iterations on node 0 by a stable cached HetProbe decision. The
- * head keeps a region whose loops all do so on the head at later forks
- * (HCRT_SCHED_LOCAL_REFRESH). */
-void hcrt__cluster_note_loop(int on_head_alone);
+/* Node `rank`'s share of a team of `total` threads (base, local). */
+void hcrt__cluster_team_of(int total, int rank, hcrt_cluster_team_t *t);
+/* The fork/join communicator (commands, threadprivate images). */
+MPI_Comm hcrt__cluster_fork_comm(void);
+/* Head: asks every worker for its threads' threadprivate images. */
+void hcrt__cluster_request_tls(int total);
 /* A DSM word for per-instance state, indexed by sequence number. */
 uint64_t *hcrt__cluster_slot(uint32_t seq);
 

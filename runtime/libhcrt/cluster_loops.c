@@ -34,8 +34,10 @@
 #include "base/kmp_abi.h"
 #include "base/log.h"
 #include "dsm/dsm.h"
+#include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_loops.h"
+#include "libhcrt/fault/fault.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
 #include "sched/pool.h"
@@ -47,13 +49,14 @@
 enum { D_STATIC, D_STATIC_CHUNKED, D_DYNAMIC, D_GUIDED };
 
 typedef struct disp {
-    int kind, done;
+    int kind, done, active;         /* active: chunks may still be asked for */
     uint64_t lb, trip, chunk, next; /* next: static chunk index */
     int64_t incr;
     uint64_t *slot, tag;
     int ordered, ord_done;
     uint64_t *ord_slot, ord_tag, cur; /* cur: iteration being run */
-    hcrt__cl_pool_t *pool;            /* node pool (non-ordered dynamic) */
+    hcrt_ident_t *loc;
+    hcrt__cl_pool_t *pool; /* node pool (non-ordered dynamic) */
 } disp_t;
 
 static _Thread_local disp_t disp;
@@ -137,7 +140,8 @@ void hcrt__cl_static_init(hcrt_ident_t *loc, int32_t sched, int32_t *plast,
     uint64_t lb = *plo, trip = trip_count(lb, *phi, incr, sgn, width);
     int last = 0;
 
-    hcrt__cluster_note_loop(0);
+    if (hcrt__cancel_on)
+        hcrt__cancel_ws_begin();
 
     check_sched(loc, s);
     if (trip == 0) {
@@ -169,6 +173,7 @@ void hcrt__cl_static_init(hcrt_ident_t *loc, int32_t sched, int32_t *plast,
     if (plast)
         *plast = last;
     HCRT_OBS(hcrt__obs_loop_static(loc, lb, trip, *plo, *phi, *pstride, incr));
+    hcrt__doing_set(HCRT_DOING_LOOP, loc);
 }
 
 /* The schedule of a schedule(runtime) loop: a hetprobe hint, the run-sched
@@ -224,8 +229,6 @@ static hcrt__cl_pool_t *pool_join(hcrt_ident_t *loc, int kind, uint64_t chunk,
         (void)hcrt__cluster_next_ws(); /* one sequence number (tag) a window */
     hcrt__cl_pool_t *p = hcrt__cl_pool_join(
         loc, kind, (uint32_t)disp.tag, disp.trip, chunk, pct, &team, disp.slot);
-    if (kind >= HCRT_CLP_HETPROBE) /* the others noted theirs already */
-        hcrt__cluster_note_loop(hcrt__cl_pool_head_alone(p));
     return p;
 }
 
@@ -237,6 +240,7 @@ void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
     int hint = hcrt__loops_take_hint(&pct);
 
     HCRT_OBS(hcrt__obs_loop_dispatch(loc));
+    hcrt__doing_set(HCRT_DOING_LOOP, loc);
 
     check_sched(loc, s);
     if (s > 64 && s <= 71) { /* kmp_ord_*: the same kinds, ordered */
@@ -249,15 +253,17 @@ void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
         chunk = 0;
         pool = hcrt__cl_sched_default(&s, &pct);
     }
+    if (hcrt__cancel_on)
+        hcrt__cancel_ws_begin();
     disp = (disp_t){0};
+    disp.active = 1;
+    disp.loc = loc;
     disp.lb = lb;
     disp.incr = incr;
     disp.trip = trip_count(lb, ub, incr, sgn, width);
     disp.chunk = chunk > 0 ? (uint64_t)chunk : 1;
     if (pool >= HCRT_CLP_HETPROBE && ordered)
         pool = -1, s = KMP_SCH_DYNAMIC_CHUNKED; /* ordered: turns serialise */
-    if (pool < HCRT_CLP_HETPROBE) /* HetProbe's pools note their decision */
-        hcrt__cluster_note_loop(0);
     if (pool >= HCRT_CLP_HETPROBE)
         disp.kind = D_DYNAMIC;
     else if (s == KMP_SCH_STATIC_CHUNKED)
@@ -399,6 +405,14 @@ int hcrt__cl_dispatch_next(int32_t *plast, uint64_t *plo, uint64_t *phi,
     uint64_t first, n;
     int ok;
 
+    /* a cancelled loop or region hands out nothing more; an ordered loop
+     * runs out (clang refuses cancel inside one, and a thread waiting for
+     * a turn needs every iteration before it run) */
+    if (HCRT_UNLIKELY(hcrt__cancel_on) && disp.active && !disp.ordered &&
+        hcrt__cancel_ws_stopped()) {
+        hcrt__cl_loop_abandon(NULL);
+        return 0;
+    }
     if (disp.pool) {
         ok = hcrt__cl_pool_next(disp.pool, &first, &n);
         if (!ok)
@@ -408,8 +422,10 @@ int hcrt__cl_dispatch_next(int32_t *plast, uint64_t *plo, uint64_t *phi,
                                     : next_static(&first, &n);
     }
     HCRT_OBS(hcrt__obs_loop_chunk(ok ? n : 0));
-    if (!ok)
+    if (!ok) {
+        disp.active = 0;
         return 0;
+    }
     disp.cur = first, disp.ord_done = 0;
     *plo = disp.lb + first * (uint64_t)disp.incr;
     *phi = *plo + (n - 1) * (uint64_t)disp.incr;
@@ -418,4 +434,27 @@ int hcrt__cl_dispatch_next(int32_t *plast, uint64_t *plo, uint64_t *phi,
     if (plast)
         *plast = first + n == disp.trip;
     return 1;
+}
+
+/* The calling thread leaves its dispatch loop early (cancel): it still
+ * sees its node's pool to the end, as every joined thread must, but takes
+ * no more iterations. */
+void hcrt__cl_loop_abandon(hcrt_ident_t *loc)
+{
+    uint64_t first, n;
+
+    if (!disp.active)
+        return;
+    if (disp.ordered) /* never from clang: it refuses cancel in one */
+        hcrt__cluster_unsupported_fix(
+            loc ? loc : disp.loc, "cancelling a loop with an ordered clause",
+            "threads waiting for the cancelled iterations' ordered turn "
+            "would wait for ever: remove the ordered clause or the cancel");
+    disp.active = 0;
+    if (disp.pool) { /* every joined thread must see the pool to its end */
+        hcrt__cl_pool_cancel(disp.pool);
+        while (hcrt__cl_pool_next(disp.pool, &first, &n))
+            ;
+        disp.pool = NULL;
+    }
 }

@@ -31,10 +31,19 @@ void hcrt__cl_dispatch_init(hcrt_ident_t *loc, int32_t sched, uint64_t lb,
 int hcrt__cl_dispatch_next(int32_t *plast, uint64_t *plo, uint64_t *phi,
                            int64_t *pstride);
 
+/* The calling thread leaves its dispatch loop (if any) early: cancel. */
+void hcrt__cl_loop_abandon(hcrt_ident_t *loc);
+
 /* ordered regions of an ordered dispatch loop, and its per-iteration end */
 void hcrt__cl_ordered(hcrt_ident_t *loc);
 void hcrt__cl_end_ordered(void);
 void hcrt__cl_dispatch_fini(void);
+
+/* loops.c: cancellation is on (omp_get_cancellation(), read at start-up);
+ * the calling thread runs the libomp dispatch loop it is in to its end
+ * without running iterations (it left the loop by cancel). */
+extern int hcrt__loops_cancel_on;
+void hcrt__loops_cancel_drain(hcrt_ident_t *loc, int32_t gtid);
 
 /* loops.c: the schedule hint for the calling thread's next dynamic loop
  * (HCRT_SCHED_HINT_*; *percent 0..100), consumed by the call; the head's

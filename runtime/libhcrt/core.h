@@ -7,6 +7,7 @@
 #ifndef HCRT_CORE_H
 #define HCRT_CORE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 
@@ -30,6 +31,29 @@ static inline void hcrt__runtime_ensure(void)
     if (HCRT_UNLIKELY(!hcrt__ready))
         hcrt__runtime_lazy_init();
 }
+
+/* --- mainstack.c: main threads on DSM stacks (cluster mode) ------------ */
+/* Before MPI and libomp start, in a cluster job: settings libomp must see. */
+void hcrt__mainstack_prepare(void);
+/* Before the DSM starts: reserves the stack region (HCRT_STACK_*). */
+void hcrt__mainstack_reserve(void);
+/* The head: runs the user's main on its DSM stack with argv and the
+ * environment copied there (or directly, outside cluster mode). */
+int hcrt__mainstack_run_main(hcrt_main_fn_t fn, int argc, char **argv,
+                             char **envp);
+/* A worker: runs its command loop on its DSM stack, its original stack
+ * protected meanwhile. */
+int hcrt__mainstack_run_worker(int (*loop)(void));
+
+/* --- stack.c: the arena of escaping stack slots -------------------------- */
+void hcrt__stack_each_chunk(void (*fn)(void *p, size_t len));
+
+/* --- threads.c: libomp's threads on DSM stacks, fork() off them -------- */
+/* After cluster start-up: decides whether libomp's new threads get DSM
+ * stacks (cluster mode, HCRT_STACK_THREADS). */
+void hcrt__threads_init(void);
+/* Bytes of DSM memory the stacks of libomp's threads may need here. */
+size_t hcrt__threads_stack_budget(void);
 
 /* --- registry.c: modules, regions, kernels ------------------------------ */
 typedef struct hcrt_region_stats {

@@ -12,7 +12,6 @@
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
 #include "libhcrt/observe.h"
-#include "libhcrt/task_share.h"
 
 static void region_entry(int32_t *gtid, int32_t *btid,
                          const hcrt_region_desc_t *region, void **args)
@@ -45,7 +44,7 @@ HCRT_ABI_EXPORT void __hcrt_fork(hcrt_ident_t *loc,
                                  const hcrt_region_desc_t *region, void **args)
 {
     hcrt_region_stats_t *st = region_begin(loc, region);
-    uint64_t t0 = hcrt__stats_on || hcrt__cluster_on ? hcrt__now_ns() : 0;
+    uint64_t t0 = hcrt__stats_on ? hcrt__now_ns() : 0;
 
     if (HCRT_UNLIKELY(hcrt__cluster_on) &&
         hcrt__cluster_fork(loc, region, args, st)) {
@@ -54,8 +53,6 @@ HCRT_ABI_EXPORT void __hcrt_fork(hcrt_ident_t *loc,
         return;
     }
     __kmpc_fork_call(loc, 2, (kmpc_micro_t)region_entry, region, args);
-    if (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_take_tasks_local())
-        hcrt__ts_region_done(region, 0, hcrt__now_ns() - t0);
     if (hcrt__stats_on)
         region_time(st, t0);
 }
@@ -79,6 +76,8 @@ HCRT_ABI_EXPORT void __hcrt_fork_if(hcrt_ident_t *loc,
         (void)hcrt__cluster_take_push(); /* libomp ignores it here too */
     __atomic_fetch_add(&st->serial, 1, __ATOMIC_RELAXED);
     __kmpc_serialized_parallel(loc, gtid);
+    if (HCRT_UNLIKELY(hcrt__cluster_on))
+        hcrt__cluster_serial_enter();
     region->tramp(&gtid, &zero, args);
     __kmpc_end_serialized_parallel(loc, gtid);
     if (hcrt__stats_on)
@@ -134,9 +133,20 @@ HCRT_ABI_EXPORT void __hcrt_push_num_teams(hcrt_ident_t *loc, int32_t gtid,
     __kmpc_push_num_teams(loc, gtid, nteams, nthreads);
 }
 
+/* thread_limit of a target construct run here (host fallback): the
+ * task's thread-limit-var. A kernel sent to a worker carries the clause
+ * there (offload/ofl_node.c). */
+HCRT_ABI_EXPORT void __hcrt_set_thread_limit(hcrt_ident_t *loc, int32_t gtid,
+                                             int32_t limit)
+{
+    __kmpc_set_thread_limit(loc, gtid, limit);
+}
+
 HCRT_ABI_EXPORT void __hcrt_serialized_parallel(hcrt_ident_t *loc, int32_t gtid)
 {
     __kmpc_serialized_parallel(loc, gtid);
+    if (HCRT_UNLIKELY(hcrt__cluster_on)) /* clang's code for if(0) */
+        hcrt__cluster_serial_enter();
 }
 
 HCRT_ABI_EXPORT void __hcrt_end_serialized_parallel(hcrt_ident_t *loc,

@@ -24,9 +24,12 @@
 #include "base/node.h"
 #include "base/proc.h"
 #include "base/stats.h"
+#include "base/wait.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
+#include "libhcrt/fault/fault.h"
+#include "libhcrt/heap.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/runtime.h"
@@ -188,12 +191,15 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
     mpi_init(argc, argv);
     hcrt__node_probe();
     hcrt__log_set_identity(rank, hcrt__hostname());
+    if (size > 1) /* heartbeats and probes from here on (fault/) */
+        hcrt__fault_init(comm);
     /* Same binary and settings everywhere, then the DSM (cluster mode). */
     if (mode == MODE_MAIN && size > 1) {
         hcrt__cluster_check_binary(cluster_wanted);
         if (cluster_wanted)
             hcrt__cluster_init();
     }
+    hcrt__heap_started(hcrt__cluster_on); /* the program's heap from now */
     if (mode == MODE_MAIN) {
         hcrt__ts_register(); /* event types first: peers may send at once */
         hcrt__offload_init(comm); /* workers as devices (offload/, #6) */
@@ -213,6 +219,10 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
                node->have_pmix ? "PMIx" : "no PMIx (singleton)",
                node->local_rank, node->local_size, node->node_id,
                node->num_hosts);
+    hcrt__doing_set(mode == MODE_MAIN && rank > 0 ? HCRT_DOING_IDLE
+                                                  : HCRT_DOING_MAIN,
+                    NULL);
+    hcrt__fault_started(); /* the watcher learns: start-up is over */
     __atomic_store_n(&hcrt__ready, 1, __ATOMIC_RELEASE);
 out:
     pthread_mutex_unlock(&init_lock);
@@ -232,9 +242,11 @@ void hcrt__runtime_lazy_init(void)
 static void head_send_status(int status)
 {
     MPI_Request req;
+    hcrt_wait_t w = {
+        .what = "the exit status", .peer = HCRT_WAIT_ANY, .busy = 1};
 
     MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
-    MPI_Wait(&req, MPI_STATUS_IGNORE);
+    hcrt__wait_request(&req, &w);
 }
 
 /* Worker side: wait for the head without burning a core, as the idle
@@ -244,6 +256,8 @@ static int worker_wait_status(void)
     struct timespec nap = {0, 2 * 1000 * 1000};
     MPI_Request req;
     int status = 0, done = 0;
+    hcrt_wait_t w = {.what = "the head's exit status", .peer = 0};
+    hcrt_wait_state_t ws;
 
     if (rank == 1)
         hcrt_info(HCRT_MOD_CORE,
@@ -251,10 +265,14 @@ static int worker_wait_status(void)
                   "rank(s) stay idle until the head exits",
                   size - 1);
     MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
+    hcrt__wait_begin(&ws);
     while (!done) {
         MPI_Test(&req, &done, MPI_STATUS_IGNORE);
-        if (!done)
-            nanosleep(&nap, NULL);
+        if (done)
+            break;
+        if (hcrt__wait_poll(&ws, &w) != HCRT_OK)
+            return 1; /* the head failed */
+        nanosleep(&nap, NULL);
     }
     return status;
 }
@@ -278,6 +296,7 @@ void hcrt__runtime_fini(void)
     if (finished || !hcrt__ready)
         return;
     finished = 1;
+    hcrt__fault_shutdown_begins();
     hcrt__obs_fini(); /* collective: every node's figures reach the head */
     head_report();
     /* Cluster runtime: event threads and the DSM stop here, before MPI. */
@@ -294,6 +313,7 @@ void hcrt__runtime_fini(void)
             MPI_Finalize();
     }
     hcrt__log_set_mpi_up(0);
+    hcrt__fault_fini(); /* every rank got this far: none hangs in exit */
 }
 
 static void on_exit_handler(int status, void *arg)
@@ -313,6 +333,18 @@ static void on_exit_handler(int status, void *arg)
     hcrt__runtime_fini();
 }
 
+/* A worker of a cluster job leaves without running the program's exit
+ * handlers and the destructors of its globals: it never ran main, and its
+ * globals are the head's (DSM memory): a global stream would flush the
+ * head's buffer into the head's file a second time, a global container
+ * would free the head's blocks. */
+static _Noreturn void worker_exit(int status)
+{
+    hcrt__runtime_fini();
+    fflush(NULL);
+    _exit(status);
+}
+
 HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
                                 hcrt_main_fn_t user_main)
 {
@@ -325,14 +357,16 @@ HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
     cluster_wanted = launcher_size() > 1 && hcrt__config_init() == HCRT_OK &&
                      hcrt__config_bool("HCRT_CLUSTER");
     /* Before MPI maps anything: identical addresses in every rank. */
-    if (cluster_wanted)
+    if (cluster_wanted) {
         hcrt__dsm_prepare_address_space(argc, argv);
+        hcrt__mainstack_prepare();
+    }
     hcrt__runtime_init(&argc, &argv);
     if (rank == 0) {
         hcrt__cluster_set_main_thread();
-        return user_main(argc, argv, envp);
+        return hcrt__mainstack_run_main(user_main, argc, argv, envp);
     }
     if (hcrt__cluster_on)
-        return hcrt__cluster_worker_loop();
+        worker_exit(hcrt__mainstack_run_worker(hcrt__cluster_worker_loop));
     return worker_wait_status();
 }

@@ -138,11 +138,41 @@ static inline static_once_t *static_once_here(void)
     return lv < FAST_LEVELS && static_once[lv].active ? &static_once[lv] : NULL;
 }
 
+/* With cancellation on (one node, or a loop libomp runs in a cluster
+ * region): the libomp dispatch loop the thread runs, so that a thread
+ * cancelling it, or seeing it cancelled, can run it out. libomp 19 expects
+ * every thread of a dispatch loop to ask for chunks until it gets none;
+ * a thread that leaves early (clang's code for cancel) leaves the loop's
+ * shared dispatch buffer unfinished, and a later dynamic loop using that
+ * buffer loses iterations or hangs. */
+int hcrt__loops_cancel_on;
+typedef void (*drain_fn_t)(hcrt_ident_t *loc, int32_t gtid);
+static _Thread_local drain_fn_t drain_fn
+    __attribute__((tls_model("initial-exec")));
+
+void hcrt__loops_cancel_drain(hcrt_ident_t *loc, int32_t gtid)
+{
+    drain_fn_t fn = drain_fn;
+
+    if (!fn)
+        return;
+    drain_fn = NULL;
+    fn(loc, gtid);
+}
+
 #define CL_HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
 /* 64-bit pattern of a loop value: sign- or zero-extended by its type. */
 #define CL_U64(SGN, v) ((SGN) ? (uint64_t)(int64_t)(v) : (uint64_t)(v))
 
 #define HCRT_DEF_LOOP(sfx, T, ST, SGN)                                         \
+    static void drain_##sfx(hcrt_ident_t *loc, int32_t gtid)                   \
+    {                                                                          \
+        int32_t last;                                                          \
+        T lo, hi;                                                              \
+        ST st;                                                                 \
+        while (__kmpc_dispatch_next_##sfx(loc, gtid, &last, &lo, &hi, &st))    \
+            ;                                                                  \
+    }                                                                          \
     HCRT_ABI_EXPORT void __hcrt_for_static_init_##sfx(                         \
         hcrt_ident_t *loc, int32_t gtid, int32_t sched, int32_t *plast,        \
         T *plower, T *pupper, ST *pstride, ST incr, ST chunk)                  \
@@ -208,6 +238,8 @@ static inline static_once_t *static_once_here(void)
         int64_t c = chunk;                                                     \
         int32_t s = loop_schedule(sched, &c);                                  \
         __kmpc_dispatch_init_##sfx(loc, gtid, s, lb, ub, st, (ST)c);           \
+        if (HCRT_UNLIKELY(hcrt__loops_cancel_on))                              \
+            drain_fn = drain_##sfx;                                            \
     }                                                                          \
     HCRT_ABI_EXPORT int32_t __hcrt_dispatch_next_##sfx(                        \
         hcrt_ident_t *loc, int32_t gtid, int32_t *plast, T *plower, T *pupper, \
@@ -239,8 +271,11 @@ static inline static_once_t *static_once_here(void)
                 *pstride = (ST)o->stride;                                      \
             return 1;                                                          \
         }                                                                      \
-        return __kmpc_dispatch_next_##sfx(loc, gtid, plast, plower, pupper,    \
-                                          pstride);                            \
+        int32_t more = __kmpc_dispatch_next_##sfx(loc, gtid, plast, plower,    \
+                                                  pupper, pstride);            \
+        if (HCRT_UNLIKELY(!more) && hcrt__loops_cancel_on)                     \
+            drain_fn = NULL;                                                   \
+        return more;                                                           \
     }                                                                          \
     HCRT_ABI_EXPORT void __hcrt_dispatch_fini_##sfx(hcrt_ident_t *loc,         \
                                                     int32_t gtid)              \
@@ -432,6 +467,7 @@ static int print_loops(FILE *out, void *arg)
 
 void hcrt__loops_stats_init(void)
 {
+    hcrt__loops_cancel_on = omp_get_cancellation() != 0; /* fixed at start */
     hcrt__stats_register("loops", print_loops, NULL);
     hcrt__cl_sched_stats_init();
 }

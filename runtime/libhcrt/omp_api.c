@@ -52,53 +52,52 @@ HCRT_ABI_EXPORT int __hcrt_omp_get_num_threads(void)
     return omp_get_num_threads();
 }
 
-/* Outside any region (the head's serial code) and at the outer level of a
- * cluster region: the size of the next cluster team, so that an array sized
- * by omp_get_max_threads() holds every omp_get_thread_num(). */
+/* Outside any region (the head's serial code): the size of the next
+ * cluster team, so that an array sized by omp_get_max_threads() holds every
+ * omp_get_thread_num(). Inside regions libomp's nthreads-var, which the
+ * cluster's forks set to the head's (cluster_nest.c). */
 HCRT_ABI_EXPORT int __hcrt_omp_get_max_threads(void)
 {
-    if (CLUSTER && (omp_get_level() == 0 || hcrt__cluster_here()))
+    if (CLUSTER && omp_get_level() == 0 && !hcrt__cluster_inside())
         return hcrt__cluster_max_threads();
     return omp_get_max_threads();
 }
 
 HCRT_ABI_EXPORT void __hcrt_omp_set_num_threads(int n)
 {
-    if (CLUSTER && omp_get_level() == 0)
-        hcrt__cluster_set_num_threads(n);
+    if (CLUSTER && omp_get_level() == 0 && !hcrt__cluster_inside())
+        hcrt__cluster_set_num_threads(n > 0 ? n : 1); /* as libomp does */
     omp_set_num_threads(n);
 }
 
+/* Inside a cluster region (any level) the cluster team of level 1 is an
+ * active region: a team of several threads. */
 HCRT_ABI_EXPORT int __hcrt_omp_in_parallel(void)
 {
-    if (CLUSTER && hcrt__cluster_here())
-        return hcrt__cluster_team.total > 1 || omp_in_parallel();
+    if (CLUSTER && hcrt__cluster_inside())
+        return 1;
     return omp_in_parallel();
 }
 
 HCRT_ABI_EXPORT int __hcrt_omp_get_active_level(void)
 {
-    int l = omp_get_active_level();
-
-    if (CLUSTER && hcrt__cluster_here() && l == 0 &&
-        hcrt__cluster_team.total > 1)
-        return 1; /* a node team of one is serialized for libomp */
-    return l;
+    if (CLUSTER && hcrt__cluster_inside())
+        return hcrt__cluster_active_level();
+    return omp_get_active_level();
 }
 
+/* Level 1 is the cluster team; deeper levels are teams of this node. */
 HCRT_ABI_EXPORT int __hcrt_omp_get_ancestor_thread_num(int level)
 {
-    if (CLUSTER && level == 1 && omp_get_level() >= 1 &&
-        hcrt__cluster_here_outer())
-        return hcrt__cluster_team.base + omp_get_ancestor_thread_num(1);
+    if (CLUSTER && level == 1 && hcrt__cluster_inside() && omp_get_level() >= 1)
+        return hcrt__cluster_nest.tid1;
     return omp_get_ancestor_thread_num(level);
 }
 
 HCRT_ABI_EXPORT int __hcrt_omp_get_team_size(int level)
 {
-    if (CLUSTER && level == 1 && omp_get_level() >= 1 &&
-        hcrt__cluster_here_outer())
-        return hcrt__cluster_team.total;
+    if (CLUSTER && level == 1 && hcrt__cluster_inside() && omp_get_level() >= 1)
+        return hcrt__cluster_nest.total;
     return omp_get_team_size(level);
 }
 
@@ -164,6 +163,33 @@ HCRT_ABI_EXPORT int __hcrt_omp_get_device_num(void)
 HCRT_ABI_EXPORT int __hcrt_omp_is_initial_device(void)
 {
     return hcrt__offload_cur_device() < 0;
+}
+
+/* hcrt numbers the devices (the host is num_devices); libomp's own
+ * omp_pause_resource knows only its numbering and would take the host for a
+ * libomptarget device. A worker device keeps its threads for the cluster
+ * regions it serves, which the spec allows: pausing it succeeds. */
+static int pause_host(int kind)
+{
+    int rc = __kmpc_pause_resource(kind);
+
+    /* A hard pause gives the ICVs their initial values again, also the
+     * cluster's nthreads-var (omp_set_num_threads on the head). */
+    if (rc == 0 && kind >= 2 && CLUSTER)
+        hcrt__cluster_set_num_threads(0);
+    return rc;
+}
+
+HCRT_ABI_EXPORT int __hcrt_omp_pause_resource(int kind, int dev)
+{
+    if (dev == hcrt__num_devices())
+        return pause_host(kind);
+    return dev >= 0 && dev < hcrt__num_devices() ? 0 : 1;
+}
+
+HCRT_ABI_EXPORT int __hcrt_omp_pause_resource_all(int kind)
+{
+    return pause_host(kind);
 }
 
 /* ---- locks --------------------------------------------------------------- */

@@ -32,18 +32,23 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/clock.h"
 #include "base/kmp_abi.h"
 #include "base/log.h"
+#include "base/wait.h"
 #include "dsm/dsm.h"
+#include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
+#include "libhcrt/fault/fault.h"
 #include "libhcrt/runtime.h"
 
 #define HERE (HCRT_UNLIKELY(hcrt__cluster_on) && hcrt__cluster_here())
 #define MAX_NODE_THREADS 1024
 
-static void *node_lists[MAX_NODE_THREADS]; /* this node's threads' lists */
-static uint64_t n_tree, n_locked;          /* reductions by method */
+static void *node_lists[MAX_NODE_THREADS];   /* this node's threads' lists */
+static uint64_t node_keys[MAX_NODE_THREADS]; /* which reduction each is */
+static uint64_t n_tree, n_locked;            /* reductions by method */
 
 void hcrt__cluster_reduce_counts(uint64_t *tree, uint64_t *locked)
 {
@@ -64,6 +69,12 @@ static void stack_bounds(void)
 
     if (stk_hi)
         return;
+    /* A main thread on a DSM stack (mainstack.c): glibc still reports its
+     * original stack. */
+    if (hcrt__dsm_stack_find(&a, &lo, &len)) {
+        stk_lo = (uintptr_t)lo, stk_hi = (uintptr_t)lo + len;
+        return;
+    }
     if (pthread_getattr_np(pthread_self(), &a) != 0)
         hcrt_fatal(HCRT_MOD_CORE, "cannot find the thread's stack");
     if (pthread_attr_getstack(&a, &lo, &len) == 0)
@@ -77,6 +88,50 @@ static void check(int rc, const char *what)
         hcrt_fatal(HCRT_MOD_CORE, "cross-node reduction: %s failed", what);
 }
 
+/* Waits for a peer through base/wait.h (the fault detector wakes a wait
+ * on a rank that failed, docs/faults.md): for `req` to complete, or (req
+ * NULL) for the next message from `peer`, matched into *msg (MPI_Improbe)
+ * with its size in *count. With cancellation on it also stops the job when
+ * the loop this reduction ends was cancelled: the peer's thread that
+ * cancelled it never comes. */
+static void wait_peer(hcrt_ident_t *loc, MPI_Request *req, int peer, int tag,
+                      MPI_Message *msg, int *count)
+{
+    /* busy, as the blocking calls it replaces spun inside Open MPI */
+    hcrt_wait_t w = {.what = "a cross-node reduction", .peer = peer, .busy = 1};
+    hcrt_wait_state_t ws;
+    MPI_Status st;
+    uint64_t next = 0;
+    int flag = 0;
+
+    hcrt__wait_begin(&ws);
+    for (;;) {
+        check(req ? MPI_Test(req, &flag, MPI_STATUS_IGNORE)
+                  : MPI_Improbe(peer, tag, hcrt__cluster_reduce_comm(), &flag,
+                                msg, &st),
+              "wait");
+        if (flag)
+            break;
+        if (hcrt__cancel_on && hcrt__now_ns() >= next) {
+            hcrt__cancel_reduce_check(loc); /* a load at the word's home */
+            next = hcrt__now_ns() + 1000000;
+        }
+        check(hcrt__wait_poll(&ws, &w) == HCRT_OK ? MPI_SUCCESS : MPI_ERR_OTHER,
+              "wait");
+    }
+    if (!req)
+        MPI_Get_count(&st, MPI_BYTE, count);
+}
+
+static void send_to(hcrt_ident_t *loc, const void *buf, int n, MPI_Datatype t,
+                    int to, int tag)
+{
+    MPI_Request req;
+    check(MPI_Isend(buf, n, t, to, tag, hcrt__cluster_reduce_comm(), &req),
+          "send");
+    wait_peer(loc, &req, to, tag, NULL, NULL);
+}
+
 /* A partial result on the wire: the reduce list, then a copy of the
  * sender's stack from its lowest private copy up to the stack's end (the
  * variables' sizes are not in the ABI, but each lies inside that window).
@@ -85,7 +140,8 @@ typedef struct red_hdr {
     uint64_t base, len, list;
 } red_hdr_t;
 
-static void send_partial(void *data, size_t size, int to, int tag)
+static void send_partial(hcrt_ident_t *loc, void *data, size_t size, int to,
+                         int tag)
 {
     uintptr_t *w = data, lo = UINTPTR_MAX;
     size_t nw = size / sizeof(void *);
@@ -102,26 +158,24 @@ static void send_partial(void *data, size_t size, int to, int tag)
     memcpy(msg + sizeof h, data, size);
     memcpy(msg + sizeof h + size, (void *)lo, h.len);
     hcrt__dsm_release(); /* for private copies in DSM memory */
-    check(MPI_Send(msg, (int)(sizeof h + size + h.len), MPI_BYTE, to, tag,
-                   hcrt__cluster_reduce_comm()),
-          "send");
+    send_to(loc, msg, (int)(sizeof h + size + h.len), MPI_BYTE, to, tag);
     free(msg);
 }
 
 /* Receives a child's partial and folds it into `data` with `fn`. */
-static void fold_partial(void *data, hcrt_reduce_fn_t fn, int from, int tag)
+static void fold_partial(hcrt_ident_t *loc, void *data, hcrt_reduce_fn_t fn,
+                         int from, int tag)
 {
-    MPI_Comm comm = hcrt__cluster_reduce_comm();
-    MPI_Status st;
+    MPI_Request req;
     int n;
 
-    check(MPI_Probe(from, tag, comm, &st), "probe");
-    MPI_Get_count(&st, MPI_BYTE, &n);
+    MPI_Message m;
+    wait_peer(loc, NULL, from, tag, &m, &n);
     char *msg = malloc((size_t)n);
     if (!msg)
         hcrt_fatal(HCRT_MOD_CORE, "out of memory in a reduction");
-    check(MPI_Recv(msg, n, MPI_BYTE, from, tag, comm, MPI_STATUS_IGNORE),
-          "receive");
+    check(MPI_Imrecv(msg, n, MPI_BYTE, &m, &req), "receive");
+    wait_peer(loc, &req, from, tag, NULL, NULL);
     red_hdr_t h;
     memcpy(&h, msg, sizeof h);
     uintptr_t *w = (uintptr_t *)(msg + sizeof h);
@@ -137,25 +191,35 @@ static void fold_partial(void *data, hcrt_reduce_fn_t fn, int from, int tag)
 /* Step 2 on the node's thread 0: binomial tree towards rank 0. A child
  * waits for its parent's answer, so DSM-resident copies stay alive until
  * they were read. */
-static void cross_node_tree(void *data, size_t size, hcrt_reduce_fn_t fn,
-                            int tag)
+static void cross_node_tree(hcrt_ident_t *loc, void *data, size_t size,
+                            hcrt_reduce_fn_t fn, int tag)
 {
     MPI_Comm comm = hcrt__cluster_reduce_comm();
     int rank = hcrt__rank(), nodes = hcrt__size(), ack = 0;
+    MPI_Request req;
 
     for (int step = 1; step < nodes; step <<= 1) {
         if (rank & step) { /* child: hand the partial to the parent */
-            send_partial(data, size, rank - step, tag);
-            check(MPI_Recv(&ack, 1, MPI_INT, rank - step, tag, comm,
-                           MPI_STATUS_IGNORE),
+            send_partial(loc, data, size, rank - step, tag);
+            check(MPI_Irecv(&ack, 1, MPI_INT, rank - step, tag, comm, &req),
                   "receive");
+            wait_peer(loc, &req, rank - step, tag, NULL, NULL);
             return;
         }
         if (rank + step >= nodes)
             continue;
-        fold_partial(data, fn, rank + step, tag);
-        check(MPI_Send(&ack, 1, MPI_INT, rank + step, tag, comm), "send");
+        fold_partial(loc, data, fn, rank + step, tag);
+        send_to(loc, &ack, 1, MPI_INT, rank + step, tag);
     }
+}
+
+/* A thread that cancelled the loop skipped the reduction, and its barrier
+ * at the loop's end met this reduction's: its list is an old one. */
+static void missing_threads(hcrt_ident_t *loc, int n, uint64_t key)
+{
+    for (int i = 0; i < n; i++)
+        if (node_keys[i] != key)
+            hcrt__cancel_reduce_refuse(loc);
 }
 
 static int32_t cluster_reduce(hcrt_ident_t *loc, int32_t gtid, size_t size,
@@ -163,19 +227,26 @@ static int32_t cluster_reduce(hcrt_ident_t *loc, int32_t gtid, size_t size,
                               hcrt_critical_name_t *lck)
 {
     int tid = omp_get_thread_num(), n = omp_get_num_threads();
-    int tag = (int)(hcrt__cluster_next_ws() & 0x7fff);
+    uint32_t seq = hcrt__cluster_next_ws();
+    int tag = (int)(seq & 0x7fff);
     int32_t ret = 0;
 
     if (n > MAX_NODE_THREADS)
         hcrt__cluster_unsupported(loc, "a reduction with more than 1024 "
                                        "threads on one node");
+    if (hcrt__cancel_on)
+        hcrt__cancel_reduce_check(loc);
     node_lists[tid] = data;
+    hcrt__doing_set(HCRT_DOING_REDUCTION, loc);
+    node_keys[tid] = hcrt__cancel_reduce_key(seq);
     __kmpc_barrier(loc, gtid);
+    if (hcrt__cancel_on)
+        missing_threads(loc, n, node_keys[tid]);
     if (tid == 0) {
         for (int i = 1; i < n; i++)
             fn(data, node_lists[i]);
         if (size % sizeof(void *) == 0) {
-            cross_node_tree(data, size, fn, tag);
+            cross_node_tree(loc, data, size, fn, tag);
             n_tree++;
             ret = hcrt__rank() == 0;
         } else { /* not a list of words: not clang's or flang's layout */
@@ -186,6 +257,7 @@ static int32_t cluster_reduce(hcrt_ident_t *loc, int32_t gtid, size_t size,
         }
     }
     __kmpc_barrier(loc, gtid);
+    hcrt__doing_set(HCRT_DOING_REGION, NULL);
     return ret;
 }
 

@@ -7,6 +7,7 @@
 #include "base/config.h"
 #include "dsm/dsm.h"
 #include "libhcrt/core.h"
+#include "libhcrt/fault/fault.h"
 #include "sched/sched.h"
 
 #define HCRT_SETTING HCRT_SETTING_ROW
@@ -26,4 +27,5 @@ void hcrt__settings_register(void)
     hcrt__config_register(core_rows, NROWS(core_rows));
     hcrt__sched_settings_register();
     hcrt__config_register(event_rows, NROWS(event_rows));
+    hcrt__fault_settings_register();
 }

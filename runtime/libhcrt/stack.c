@@ -183,3 +183,14 @@ HCRT_ABI_EXPORT void __hcrt_stack_restore(void *mark)
     if (arena.cur)
         arena.top = m;
 }
+
+/* fork(): calls fn on each chunk of the calling thread's arena (threads.c
+ * gives the child private copies: they are DSM memory in cluster mode). */
+void hcrt__stack_each_chunk(void (*fn)(void *p, size_t len))
+{
+    for (chunk_t *c = arena.cur; c; c = c->prev)
+        if (arena.dsm)
+            fn(c, c->size);
+    if (arena.spare && arena.dsm)
+        fn(arena.spare, arena.spare->size);
+}

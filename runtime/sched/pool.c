@@ -187,7 +187,7 @@ static int next_dynamic(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
     int ok = 1;
     pthread_mutex_lock(&p->mu);
     if (p->lo == p->hi)
-        ok = refill(p);
+        ok = !p->cancelled && refill(p);
     if (ok) {
         *n = hcrt__cl_take(p, p->kind == HCRT_CLP_GUIDED, p->chunk, 0, first);
         p->chunks++;
@@ -196,6 +196,31 @@ static int next_dynamic(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)
     if (ok)
         hcrt__cl_count_chunks(p->kind, 1, 0);
     return ok;
+}
+
+/* A cancelled dynamic or guided loop: the node's block is dropped and the
+ * global counter jumps to the end, so no node claims more of it. HetProbe
+ * pools are left to run out (their windows' exchanges need every node). */
+void hcrt__cl_pool_cancel(hcrt__cl_pool_t *p)
+{
+    if (p->kind >= HCRT_CLP_HETPROBE)
+        return;
+    pthread_mutex_lock(&p->mu);
+    p->cancelled = 1;
+    p->lo = p->hi;
+    pthread_mutex_unlock(&p->mu);
+    uint64_t *slot = p->slot, tag = p->seq;
+    uint64_t old = hcrt__dsm_atomic(slot, 8, HCRT_DSM_AT_INT, HCRT_DSM_AOP_LOAD,
+                                    0, 0, __ATOMIC_RELAXED);
+    while ((old >> ITER_BITS) <= tag) {
+        uint64_t want = (tag << ITER_BITS) | p->trip;
+        uint64_t seen =
+            hcrt__dsm_atomic(slot, 8, HCRT_DSM_AT_INT, HCRT_DSM_AOP_CAS, want,
+                             old, __ATOMIC_RELAXED);
+        if (seen == old || (seen & ITER_MASK) >= p->trip)
+            return;
+        old = seen;
+    }
 }
 
 int hcrt__cl_pool_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n)

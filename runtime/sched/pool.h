@@ -56,6 +56,11 @@ int hcrt__cl_pool_head_alone(const hcrt__cl_pool_t *p);
  * is done with the loop (it has then left the pool). */
 int hcrt__cl_pool_next(hcrt__cl_pool_t *p, uint64_t *first, uint64_t *n);
 
+/* The loop was cancelled: no more iterations for this node (dynamic and
+ * guided; HetProbe pools run out their windows). The thread still calls
+ * hcrt__cl_pool_next until it returns 0. */
+void hcrt__cl_pool_cancel(hcrt__cl_pool_t *p);
+
 /* Node shares of schedule(static) across nodes: node k's first logical
  * iteration of `trip` (start[nn] = trip), weighted by HCRT_SCHED_CSR x the
  * node's threads thr[k]; identical for every loop of equal trip count. */

@@ -25,6 +25,7 @@ struct hcrt__cl_pool {
     uint64_t trip, chunk;
     int nn, me, local, total;
     int refs, left, leaving; /* threads joined, gone, leaving */
+    int cancelled;           /* dynamic/guided: no more refills (cancel) */
     uint64_t lo, hi;         /* this node's current range */
     uint64_t refills, chunks;
     uint64_t *slot;     /* the instance's DSM word (dynamic, guided) */

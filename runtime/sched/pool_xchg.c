@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "base/wait.h"
 #include "sched/pool_int.h"
 #include "sched/pool_xchg.h"
 
@@ -137,14 +138,26 @@ void hcrt__cl_close(hcrt__cl_xchg_t *x, int win, uint64_t probe_us)
                    "send (close)");
 }
 
+/* Waits of the exchange go through base/wait.h: the fault detector
+ * wakes them when a node fails (docs/faults.md). Busy, as the MPI_Recv
+ * and MPI_Waitall they replace. */
+static void xwait(int n, MPI_Request *rq, int peer, const char *what)
+{
+    hcrt_wait_t w = {.what = what, .peer = peer, .busy = 1};
+    xcheck(hcrt__wait_requests(n, rq, &w) == HCRT_OK ? MPI_SUCCESS
+                                                     : MPI_ERR_OTHER,
+           what);
+}
+
 static void recv_close(hcrt__cl_xchg_t *x, int win, int from)
 {
     uint64_t v;
-    MPI_Status st;
-    xcheck(MPI_Recv(&v, 1, MPI_UINT64_T, from, xtag(x, win) | TAG_CLOSE,
-                    xcomm(), &st),
+    MPI_Request rq;
+    xcheck(MPI_Irecv(&v, 1, MPI_UINT64_T, from, xtag(x, win) | TAG_CLOSE,
+                     xcomm(), &rq),
            "receive (close)");
-    x->xgot[st.MPI_SOURCE] = 1;
+    xwait(1, &rq, from, "the probe exchange (close)");
+    x->xgot[from] = 1;
     if (!x->xclose)
         x->xclose = v ? v : 1;
 }
@@ -220,7 +233,7 @@ void hcrt__cl_gather_finish(hcrt__cl_xchg_t *x, int win,
                             hcrt__hetprobe_node_meas_t *m)
 {
     int nn = x->nn, no = nn - 1;
-    xcheck(MPI_Waitall(3 * no, x->xreq, MPI_STATUSES_IGNORE), "wait");
+    xwait(3 * no, x->xreq, HCRT_WAIT_ANY, "the probe exchange");
     for (int k = 0, i = 0; k < nn; k++) {
         if (k == x->me) {
             m[k] = decode(x->xmine);
@@ -262,7 +275,7 @@ const uint64_t *hcrt__cl_ext_exchange(hcrt__cl_xchg_t *x, int win,
                              xtag(x, win) | TAG_EXT, xcomm(), &rq[n++]),
                    "receive (extension)");
     }
-    xcheck(MPI_Waitall(n, rq, MPI_STATUSES_IGNORE), "wait (extension)");
+    xwait(n, rq, HCRT_WAIT_ANY, "the probe exchange (extension)");
     return x->xext;
 }
 

@@ -36,7 +36,7 @@ for var in ["HOME", "TMPDIR", "OMP_NUM_THREADS"]:
 # directory: an mpirun that ends removes the files in it and then, when no
 # directory is left in it, the directory itself, and a run starting at that
 # moment failed the same way (its mkdir saw the directory, its stat right
-# after did not: lit-observe in session 10's CI).
+# after did not: lit-observe failed that way in CI).
 import atexit, shutil, socket, tempfile
 _ompi_base = tempfile.mkdtemp(prefix="hcc-lit-ompi-")
 _ompi_top = os.path.join(_ompi_base, "ompi.%s.%d" % (

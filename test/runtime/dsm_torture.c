@@ -201,7 +201,10 @@ int main(int argc, char **argv)
             (unsigned long long)c.invalidations);
     CHECK(sum[0] >= 1000000);
     CHECK_EQ(sum[1], 0);
-    CHECK(c.read_faults > 0 && c.write_faults > 0 && c.diff_bytes > 0);
-    CHECK(c.invalidations > 0);
+    CHECK(c.read_faults > 0 && c.write_faults > 0);
+    if (c.shm_pages == 0) { /* copies, diffs and invalidations (messages) */
+        CHECK(c.diff_bytes > 0);
+        CHECK(c.invalidations > 0);
+    } /* else one host: every page mapped in place, nothing to diff */
     return dsm_test_finish("dsm_torture");
 }

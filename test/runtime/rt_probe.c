@@ -84,6 +84,22 @@ static int run_stats(void)
     return counter == 6 && x == 2 ? 0 : 1;
 }
 
+/* The region main_return forks, in a module every rank registers before
+ * __hcrt_main, as a program's module constructor would: in cluster mode
+ * the head's stack is shared memory, so the region runs on every node. */
+static const hcrt_region_desc_t main_regions[] = {{.id = 0x7004,
+                                                   .name = "main_probe",
+                                                   .file = __FILE__,
+                                                   .line = __LINE__,
+                                                   .kind = HCRT_REGION_CLUSTER,
+                                                   .nargs = 1,
+                                                   .tramp = probe_tramp}};
+static hcrt_module_desc_t main_module = {.abi_version = HCRT_ABI_VERSION,
+                                         .name = "rt_probe_main.c",
+                                         .hash = 0x7004,
+                                         .nregions = 1,
+                                         .regions = main_regions};
+
 static int exit_code;
 
 static void deep_exit(int depth)
@@ -98,7 +114,7 @@ static int main_return(int argc, char **argv, char **envp)
     (void)argc, (void)argv, (void)envp;
     int counter = 0;
     void *args[1] = {&counter};
-    rt_fork(&probe_region, 2, args);
+    rt_fork(&main_regions[0], 2, args);
     printf("head ran main on node %d of %d\n", hcrt_node_id(),
            hcrt_num_nodes());
     fflush(stdout);
@@ -138,6 +154,8 @@ int main(int argc, char **argv, char **envp)
     }
     if (strcmp(mode, "stats") == 0)
         return run_stats();
+    if (strncmp(mode, "main-", 5) == 0)
+        __hcrt_register_module(&main_module);
     if (strcmp(mode, "main-return") == 0)
         return __hcrt_main(argc, argv, envp, main_return);
     if (strcmp(mode, "main-exit") == 0)

@@ -12,6 +12,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "base/wait.h"
 #include "libhcrt/event/event_int.h"
 
 static hcrt_status_t check_send(const hcrt__event_send_t *s, int ev_out_given)
@@ -290,6 +291,9 @@ hcrt_status_t hcrt__event_wait(hcrt__event_t *ev, double timeout)
 {
     double end = timeout < 0 ? -1.0 : MPI_Wtime() + timeout;
     ev_backoff_t bo = {0, 0, MPI_Wtime()};
+    hcrt_wait_t w = {.what = "an event", .peer = ev->peer};
+    hcrt_wait_state_t ws;
+    hcrt__wait_begin(&ws);
 
     while (!atomic_load(&ev->done)) {
         int progress = 0, finished;
@@ -304,6 +308,12 @@ hcrt_status_t hcrt__event_wait(hcrt__event_t *ev, double timeout)
         if (end >= 0 && now >= end) {
             hcrt__ev_to_handlers(ev); /* a sync event: nobody else polls */
             return HCRT_ERR_BUSY;
+        }
+        /* woken by the fault detector when the peer failed (wait.h) */
+        hcrt_status_t fst = hcrt__wait_poll(&ws, &w);
+        if (fst != HCRT_OK) {
+            hcrt__ev_to_handlers(ev);
+            return fst;
         }
         hcrt__ev_backoff(&bo, progress, hcrt__ev.opts.idle_max_us);
         int us = bo.sleep_us;

@@ -138,8 +138,7 @@ const char *hcrt__ofl_unsupported_str(hcrt__ofl_unsupported_t why)
     case HCRT_OFL_USE_DEVICE_PTR:
         return "use_device_ptr/use_device_addr hand a device address to host "
                "code, but a cluster node's memory is not addressable from the "
-               "head; the construct runs on the head (remove the clause to "
-               "offload it)";
+               "head (remove the clauses to offload)";
     case HCRT_OFL_HOLD:
         return "the ompx_hold map modifier is not supported across nodes; the "
                "construct runs on the head";

@@ -555,6 +555,7 @@ static int batch_start(ofl_x_t *x)
         h.kernel = x->kh.kernel;
         h.nparams = x->kh.nparams;
         h.device = x->kh.device;
+        h.thread_limit = x->kh.thread_limit;
         h.priv_len = x->priv ? x->priv_len : 0;
     }
     h.put_len = put_len, h.get_len = get_len;

@@ -17,8 +17,10 @@
 #include <time.h>
 
 #include "base/config.h"
+#include "base/kmp_abi.h"
 #include "base/log.h"
 #include "libhcrt/core.h"
+#include "libhcrt/fault/fault.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/offload/ofl_wire.h"
 
@@ -381,9 +383,21 @@ static uint64_t now_ns(void)
 
 /* Runs kernel `id` with parameters pv (translated to this node's copies)
  * and private data priv; its time goes in *r. */
+/* thread-limit-var of the kernel's task: the target construct's
+ * thread_limit clause, as libomptarget gives it to the device (the
+ * executing thread's own value comes back afterwards). */
+static int32_t limit_threads(int32_t limit)
+{
+    int32_t old = omp_get_thread_limit();
+
+    if (limit > 0)
+        __kmpc_set_thread_limit(NULL, __kmpc_global_thread_num(NULL), limit);
+    return old;
+}
+
 static hcrt_status_t kernel_exec(uint64_t id, int32_t device, uint32_t nparams,
-                                 const ofl_param_t *pv, char *priv,
-                                 ofl_kernel_reply_t *r)
+                                 int32_t thread_limit, const ofl_param_t *pv,
+                                 char *priv, ofl_kernel_reply_t *r)
 {
     void *stack[64], **params = stack;
     hcrt_status_t st = HCRT_OK;
@@ -420,7 +434,12 @@ static hcrt_status_t kernel_exec(uint64_t id, int32_t device, uint32_t nparams,
         cur_device = device;
         atomic_store_explicit(&node_device, (int)device, memory_order_relaxed);
         atomic_fetch_add_explicit(&node_kernels, 1, memory_order_acq_rel);
+        int32_t saved = limit_threads(thread_limit);
+        hcrt__doing_set(HCRT_DOING_TARGET, k); /* for a fault report */
         k->tramp(params);
+        hcrt__doing_set(HCRT_DOING_IDLE, NULL);
+        if (thread_limit > 0)
+            limit_threads(saved);
         atomic_fetch_sub_explicit(&node_kernels, 1, memory_order_acq_rel);
         cur_device = -1;
         uint64_t dt = now_ns() - t0;
@@ -457,7 +476,8 @@ static hcrt_status_t kernel_run(hcrt__event_ctx_t *c)
     }
     char *priv = bi < c->nin ? c->in[bi].ptr : NULL;
     ofl_kernel_reply_t r = {0};
-    hcrt_status_t st = kernel_exec(h.kernel, h.device, h.nparams, pv, priv, &r);
+    hcrt_status_t st = kernel_exec(h.kernel, h.device, h.nparams,
+                                   h.thread_limit, pv, priv, &r);
     if (st == HCRT_OK) {
         memcpy(c->reply_hdr, &r, sizeof(r));
         c->reply_hdr_len = sizeof(r);
@@ -527,7 +547,7 @@ static hcrt_status_t batch_run(hcrt__event_ctx_t *c)
         }
         case OFL_REC_KERNEL: {
             ofl_kernel_reply_t kr = {0};
-            st = kernel_exec(h.kernel, h.device, h.nparams,
+            st = kernel_exec(h.kernel, h.device, h.nparams, h.thread_limit,
                              (const ofl_param_t *)(blob + recs),
                              h.priv_len ? blob + recs + pars : NULL, &kr);
             memcpy(c->reply_hdr, &kr, sizeof(kr));

@@ -338,6 +338,32 @@ static int device_node(int64_t device_id, int free_ok, const char *what)
 /* ---- unsupported forms -----------------------------------------------------
  */
 
+/* A program that hands device addresses to host code (use_device_ptr or
+ * use_device_addr in any module: HCRT_MODULE_DEVICE_ADDR) runs every target
+ * construct on the head. A worker's memory is not addressable from the
+ * head, and such addresses travel on through host code (is_device_ptr,
+ * has_device_addr, pointer comparisons), so one device for the whole run is
+ * what keeps them meaningful: the head, whose device addresses are the host
+ * addresses. Decided once, from the registered modules. */
+static int device_addr_program(void)
+{
+    static int known, yes;
+
+    if (__atomic_load_n(&known, __ATOMIC_ACQUIRE))
+        return yes;
+    int y = 0;
+    for (uint32_t i = 0; i < hcrt__registry_num_modules(); i++)
+        y |= (hcrt__registry_module(i)->flags & HCRT_MODULE_DEVICE_ADDR) != 0;
+    if (y && !__atomic_load_n(&known, __ATOMIC_RELAXED))
+        hcrt_warn(HCRT_MOD_TARGET,
+                  "%s; this program uses them, so every target region runs "
+                  "on the head",
+                  hcrt__ofl_unsupported_str(HCRT_OFL_USE_DEVICE_PTR));
+    yes = y;
+    __atomic_store_n(&known, 1, __ATOMIC_RELEASE);
+    return yes;
+}
+
 static int unsupported(const hcrt__ofl_map_t *m, int32_t n, void **mappers,
                        int32_t nargs, const char *what)
 {
@@ -363,6 +389,40 @@ static int unsupported(const hcrt__ofl_map_t *m, int32_t n, void **mappers,
         hcrt_warn(HCRT_MOD_TARGET, "%s: %s; it runs on the head", what,
                   hcrt__ofl_unsupported_str(why));
     return 1;
+}
+
+/* A `declare target link` variable: clang maps it from its reference
+ * pointer (a global holding the variable's host address) and does not pass
+ * it as a kernel parameter, and the host fallback that runs on a node names
+ * the variable itself: that node's own global, which never received the
+ * mapped value. Its device is therefore the head: kernels using one run
+ * there, and data constructs leave such entries to the host. */
+static int is_link(const hcrt__ofl_map_t *m)
+{
+    return !(m->type & HCRT_OFL_MAP_TARGET_PARAM) &&
+           (m->type & HCRT_OFL_MAP_PTR_AND_OBJ) && m->size > 0 &&
+           hcrt__ofl_exe_offset(m->base, sizeof(void *)) >= 0 &&
+           *(void **)m->base == m->begin &&
+           hcrt__ofl_exe_offset(m->begin, (size_t)m->size) >= 0;
+}
+
+/* Drops the link entries of `m` (data constructs); returns how many stay. */
+static int32_t drop_links(hcrt__ofl_map_t *m, int32_t n)
+{
+    int32_t k = 0;
+
+    for (int32_t i = 0; i < n; i++)
+        if (!is_link(&m[i]))
+            m[k++] = m[i];
+    return k;
+}
+
+static int any_link(const hcrt__ofl_map_t *m, int32_t n)
+{
+    for (int32_t i = 0; i < n; i++)
+        if (is_link(&m[i]))
+            return 1;
+    return 0;
 }
 
 static hcrt__ofl_map_t *zip_maps(int32_t n, void **bases, void **ptrs,
@@ -582,11 +642,12 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
     if (s->rank != 0) /* met on a worker in a cluster region: runs there */
         return 1;
     int node = device_node(device_id, nowait, "a target region");
-    if (node == 0 || atomic_load(&head_regions) > 0)
+    if (node == 0 || atomic_load(&head_regions) > 0 || device_addr_program())
         return 1;
     hcrt__ofl_map_t *m = zip_maps((int32_t)a->num_args, a->arg_base_ptrs,
                                   a->arg_ptrs, a->arg_sizes, a->arg_types);
-    if (unsupported(m, (int32_t)a->num_args, a->arg_mappers,
+    if (any_link(m, (int32_t)a->num_args) ||
+        unsupported(m, (int32_t)a->num_args, a->arg_mappers,
                     (int32_t)a->num_args, k->name)) {
         free(m);
         return 1;
@@ -611,6 +672,7 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
     x->sync = !nowait;
     x->has_kernel = 1;
     x->kh.kernel = k->id;
+    x->kh.thread_limit = (int32_t)a->thread_limit[0];
     pthread_mutex_lock(&s->lock);
     select_env(device_id);
     widen_zero_length(m, (int32_t)a->num_args);
@@ -760,14 +822,14 @@ int hcrt__offload_data(int what, int64_t device_id, int32_t nargs, void **bases,
     if (s->rank != 0) /* met on a worker in a cluster region: host device */
         return 1;
     int node = device_node(device_id, 0, names[what]);
-    if (node == 0)
+    if (node == 0 || device_addr_program())
         return 1;
     if (what != 3 && has_return_param(nargs, types)) {
         static int warned;
         if (!__atomic_exchange_n(&warned, 1, __ATOMIC_RELAXED))
             hcrt_warn(HCRT_MOD_TARGET,
-                      "%s; target regions inside it run on "
-                      "the head as well",
+                      "%s; the construct runs on the head, and "
+                      "the target regions inside it as well",
                       hcrt__ofl_unsupported_str(HCRT_OFL_USE_DEVICE_PTR));
         if (what == 1)
             atomic_fetch_add(&head_regions, 1);
@@ -781,6 +843,7 @@ int hcrt__offload_data(int what, int64_t device_id, int32_t nargs, void **bases,
         free(m);
         return 1;
     }
+    nargs = drop_links(m, nargs); /* (no mapper is left: unsupported) */
     if (what == 3) { /* globals the devices do not map: their own copies */
         int32_t k = 0;
         for (int32_t i = 0; i < nargs; i++) {

@@ -42,11 +42,13 @@ typedef struct ofl_param {
     int64_t val;
 } ofl_param_t;
 
-#define OFL_HDR_PARAMS 15 /* params that fit in the event header */
+#define OFL_HDR_PARAMS 14 /* params that fit in the event header */
 typedef struct ofl_kernel_hdr {
     uint64_t kernel; /* hcrt_kernel_desc_t.id */
     uint32_t nparams;
-    int32_t device; /* for omp_get_device_num inside the kernel */
+    int32_t device;       /* for omp_get_device_num inside the kernel */
+    int32_t thread_limit; /* the target's thread_limit clause (0: none) */
+    uint32_t pad_;
     ofl_param_t p[OFL_HDR_PARAMS];
 } ofl_kernel_hdr_t;
 
@@ -82,6 +84,8 @@ typedef struct ofl_batch_hdr {
     uint32_t nparams;
     int32_t device;
     uint32_t nrec, has_kernel;
+    int32_t thread_limit; /* the kernel's thread_limit clause (0: none) */
+    uint32_t pad_;
     uint64_t priv_len, put_len, get_len;
 } ofl_batch_hdr_t;
 

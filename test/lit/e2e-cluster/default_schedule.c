@@ -9,6 +9,8 @@
 // Built without -g, where clang gives all loops of a file one ident: the
 // pass gives each dynamic loop its own (file;function;0;ordinal), so the
 // probe cache and the statistics tell the two loops apart.
+// Region placement is off (HCRT_SCHED_PLACE=0): every call runs its loops
+// across the nodes, as these checks of the loop schedules need.
 // RUN: %hcc -O2 %s -o %t
 // RUN: env OMP_NUM_THREADS=3 OMP_MAX_ACTIVE_LEVELS=2 OMP_CANCELLATION=true HCRT_STATS=1 %t 2>&1 | FileCheck --check-prefix=ONE %s
 // ONE: T 3 static blocks 1
@@ -16,13 +18,13 @@
 // ONE: after cancel ok
 // ONE: results ok
 // ONE: without a schedule clause {{[1-9][0-9]}})
-// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=0 HCRT_SCHED_FAULT_PERIOD_US=2000 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x HCRT_SCHED_FAULT_PERIOD_US -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
+// RUN: env HCRT_CLUSTER=1 HCRT_SCHED_PLACE=0 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=0 HCRT_SCHED_FAULT_PERIOD_US=2000 %mpirun -x HCRT_SCHED_PLACE -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x HCRT_SCHED_FAULT_PERIOD_US -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
 // RUN: FileCheck --check-prefix=HP %s <%t.out
 // HP: results ok
 // HP: loop ;{{.*}}default_schedule.c;sum.omp_outlined;0;1;;: 2 runs, 2 decisions (probed: cross 0, single 2;
 // HP-NEXT: window 0, iterations from
 // HP-NEXT: single node {{[01]}}: {{faults too frequent|the others measured nothing}}
-// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_SCHED_DEFAULT=static %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_SCHED_DEFAULT -np 2 %t >%t.st 2>&1
+// RUN: env HCRT_CLUSTER=1 HCRT_SCHED_PLACE=0 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_SCHED_DEFAULT=static %mpirun -x HCRT_SCHED_PLACE -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_SCHED_DEFAULT -np 2 %t >%t.st 2>&1
 // RUN: FileCheck --check-prefix=ST %s <%t.st
 // ST: T 2 static blocks 1
 // ST: results ok

@@ -6,22 +6,24 @@
 // OMP_SCHEDULE=hetprobe / hetprobe_i both reach the loop code; the
 // HCRT_STATS section shows the decisions. Hierarchical dynamic/guided with
 // node pools run on the same bitmaps (OMP_SCHEDULE=dynamic,3 / guided).
+// Region placement is off (HCRT_SCHED_PLACE=0): every call runs its loops
+// across the nodes, as these checks of the loop schedules need.
 // RUN: %hcc -fopenmp -O2 -g %s -o %t
-// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=2 OMP_SCHEDULE=hetprobe %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -np 2 %t >%t.hp 2>%t.hp.err; cat %t.hp.err >>%t.hp
+// RUN: env HCRT_CLUSTER=1 HCRT_SCHED_PLACE=0 HCRT_STATS=1 OMP_NUM_THREADS=2 OMP_SCHEDULE=hetprobe %mpirun -x HCRT_SCHED_PLACE -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -np 2 %t >%t.hp 2>%t.hp.err; cat %t.hp.err >>%t.hp
 // RUN: FileCheck --check-prefixes=OUT,HINT,HP %s <%t.hp
 // (HCRT_SCHED_REPROBE_MIN_US=0: every window even on these short loops;
 // HCRT_SCHED_DEAL_SPREAD=1: every cross-node rest dealt in rounds)
-// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 OMP_SCHEDULE=hetprobe_i HCRT_SCHED_REPROBE_PCT=3 HCRT_SCHED_REPROBE_MIN_US=0 HCRT_SCHED_DEAL_SPREAD=1 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -x HCRT_SCHED_REPROBE_PCT -x HCRT_SCHED_REPROBE_MIN_US -x HCRT_SCHED_DEAL_SPREAD -np 3 %t >%t.hpi 2>%t.hpi.err; cat %t.hpi.err >>%t.hpi
+// RUN: env HCRT_CLUSTER=1 HCRT_SCHED_PLACE=0 HCRT_STATS=1 OMP_NUM_THREADS=1 OMP_SCHEDULE=hetprobe_i HCRT_SCHED_REPROBE_PCT=3 HCRT_SCHED_REPROBE_MIN_US=0 HCRT_SCHED_DEAL_SPREAD=1 %mpirun -x HCRT_SCHED_PLACE -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -x HCRT_SCHED_REPROBE_PCT -x HCRT_SCHED_REPROBE_MIN_US -x HCRT_SCHED_DEAL_SPREAD -np 3 %t >%t.hpi 2>%t.hpi.err; cat %t.hpi.err >>%t.hpi
 // The same with the default windows and never dealt (one contiguous range
 // per node): short loops get fewer windows, and every iteration still runs
 // once.
-// RUN: env HCRT_CLUSTER=1 OMP_NUM_THREADS=1 OMP_SCHEDULE=hetprobe_i HCRT_SCHED_REPROBE_PCT=3 HCRT_SCHED_DEAL_SPREAD=1e9 %mpirun -x HCRT_CLUSTER -x OMP_NUM_THREADS -x OMP_SCHEDULE -x HCRT_SCHED_REPROBE_PCT -x HCRT_SCHED_DEAL_SPREAD -np 3 %t | FileCheck --check-prefixes=OUT %s
+// RUN: env HCRT_CLUSTER=1 HCRT_SCHED_PLACE=0 OMP_NUM_THREADS=1 OMP_SCHEDULE=hetprobe_i HCRT_SCHED_REPROBE_PCT=3 HCRT_SCHED_DEAL_SPREAD=1e9 %mpirun -x HCRT_SCHED_PLACE -x HCRT_CLUSTER -x OMP_NUM_THREADS -x OMP_SCHEDULE -x HCRT_SCHED_REPROBE_PCT -x HCRT_SCHED_DEAL_SPREAD -np 3 %t | FileCheck --check-prefixes=OUT %s
 // RUN: FileCheck --check-prefixes=OUT,HINT,HPI %s <%t.hpi
-// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=2 OMP_SCHEDULE=hetprobe_i,25 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -np 2 %t >%t.hpi2 2>%t.hpi2.err; cat %t.hpi2.err >>%t.hpi2
+// RUN: env HCRT_CLUSTER=1 HCRT_SCHED_PLACE=0 HCRT_STATS=1 OMP_NUM_THREADS=2 OMP_SCHEDULE=hetprobe_i,25 %mpirun -x HCRT_SCHED_PLACE -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -np 2 %t >%t.hpi2 2>%t.hpi2.err; cat %t.hpi2.err >>%t.hpi2
 // RUN: FileCheck --check-prefixes=OUT,HINT %s <%t.hpi2
-// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=2 OMP_SCHEDULE=dynamic,3 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -np 2 %t >%t.dyn 2>%t.dyn.err; cat %t.dyn.err >>%t.dyn
+// RUN: env HCRT_CLUSTER=1 HCRT_SCHED_PLACE=0 HCRT_STATS=1 OMP_NUM_THREADS=2 OMP_SCHEDULE=dynamic,3 %mpirun -x HCRT_SCHED_PLACE -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -np 2 %t >%t.dyn 2>%t.dyn.err; cat %t.dyn.err >>%t.dyn
 // RUN: FileCheck --check-prefixes=OUT,HINT,DYN %s <%t.dyn
-// RUN: env HCRT_CLUSTER=1 OMP_NUM_THREADS=2 OMP_SCHEDULE=guided %mpirun -x HCRT_CLUSTER -x OMP_NUM_THREADS -x OMP_SCHEDULE -np 3 %t | FileCheck --check-prefixes=OUT %s
+// RUN: env HCRT_CLUSTER=1 HCRT_SCHED_PLACE=0 OMP_NUM_THREADS=2 OMP_SCHEDULE=guided %mpirun -x HCRT_SCHED_PLACE -x HCRT_CLUSTER -x OMP_NUM_THREADS -x OMP_SCHEDULE -np 3 %t | FileCheck --check-prefixes=OUT %s
 // OUT: coverage ok
 // OUT: hint ok
 // OUT-NOT: FAIL

@@ -5,8 +5,10 @@
 // sequential computation either way. The spread is 4 here rather than the
 // default 1.5 so that a rank losing its core for a while in a busy CI run
 // cannot make the uniform loop look irregular; the jump is 64x.
+// Region placement is off (HCRT_SCHED_PLACE=0): every call runs its loops
+// across the nodes, as these checks of the loop schedules need.
 // RUN: %hcc -fopenmp -O2 -g %s -o %t
-// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 OMP_SCHEDULE=hetprobe_i HCRT_SCHED_REPROBE_MIN_US=0 HCRT_SCHED_DEAL_SPREAD=4 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -x HCRT_SCHED_REPROBE_MIN_US -x HCRT_SCHED_DEAL_SPREAD -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
+// RUN: env HCRT_CLUSTER=1 HCRT_SCHED_PLACE=0 HCRT_STATS=1 OMP_NUM_THREADS=1 OMP_SCHEDULE=hetprobe_i HCRT_SCHED_REPROBE_MIN_US=0 HCRT_SCHED_DEAL_SPREAD=4 %mpirun -x HCRT_SCHED_PLACE -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x OMP_SCHEDULE -x HCRT_SCHED_REPROBE_MIN_US -x HCRT_SCHED_DEAL_SPREAD -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
 // RUN: FileCheck %s <%t.out
 // CHECK: results ok
 // CHECK: cluster loop schedules

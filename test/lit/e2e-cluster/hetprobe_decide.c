@@ -12,8 +12,10 @@
 // (integer-valued) and checked. HetProbe-I on the DSM-bound loop decides
 // once per call: a loop found fault-bound runs the rest of the call on
 // its node without more windows (each would probe the slow node again).
+// Region placement is off (HCRT_SCHED_PLACE=0): every call runs its loops
+// across the nodes, as these checks of the loop schedules need.
 // RUN: %hcc -fopenmp -O2 -g %s -o %t
-// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=0 HCRT_SCHED_FAULT_PERIOD_US=2000 HCRT_SCHED_PROBE_DRIFT=10 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x HCRT_SCHED_FAULT_PERIOD_US -x HCRT_SCHED_PROBE_DRIFT -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
+// RUN: env HCRT_CLUSTER=1 HCRT_SCHED_PLACE=0 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=0 HCRT_SCHED_FAULT_PERIOD_US=2000 HCRT_SCHED_PROBE_DRIFT=10 %mpirun -x HCRT_SCHED_PLACE -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x HCRT_SCHED_FAULT_PERIOD_US -x HCRT_SCHED_PROBE_DRIFT -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
 // RUN: FileCheck %s <%t.out
 // CHECK: results ok
 // CHECK: threshold 2000.0 us (HCRT_SCHED_FAULT_PERIOD_US)

@@ -1,5 +1,7 @@
-; Atomics in region code (microtasks and what they call) become
-; __hcrt_atomic_* calls; atomics outside regions stay hardware atomics.
+; Atomics in code that may run in a region (microtasks and what they call,
+; functions other modules can call, functions whose address is taken)
+; become __hcrt_atomic_* calls; atomics only the head's serial code runs
+; (main, internal functions only it calls) stay hardware atomics.
 ; RUN: %opt -passes=hcc-atomics -S %s 2>%t.err | FileCheck %s
 ; RUN: FileCheck %s --check-prefix=WARN < %t.err
 ; RUN: %opt -passes='default<O2>' -S %s 2>/dev/null | FileCheck %s --check-prefix=O2
@@ -44,16 +46,43 @@ define internal void @helper(ptr %p) {
   ret void
 }
 
-; CHECK-LABEL: define void @serial(
+; CHECK-LABEL: define internal void @serial(
 ; CHECK: atomicrmw add ptr %p, i32 1 monotonic
-define void @serial(ptr %p) {
+define internal void @serial(ptr %p) {
   %a = atomicrmw add ptr %p, i32 1 monotonic
   call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr null, i32 1, ptr @outlined, ptr %p)
   ret void
 }
 
+; CHECK-LABEL: define i32 @main(
+; CHECK: atomicrmw add ptr %p, i32 1 monotonic
+define i32 @main(ptr %p) {
+  %a = atomicrmw add ptr %p, i32 1 monotonic
+  call void @serial(ptr %p)
+  call void @register(ptr @callback)
+  ret i32 0
+}
+
+; A function of another file's region may call (external linkage), and one
+; reached through a pointer (a callback), run in regions too.
+; CHECK-LABEL: define void @library(
+; CHECK: call i32 @__hcrt_atomic_add_4(ptr %p, i32 1, i32 0)
+define void @library(ptr %p) {
+  %a = atomicrmw add ptr %p, i32 1 monotonic
+  ret void
+}
+
+; CHECK-LABEL: define internal void @callback(
+; CHECK: call i32 @__hcrt_atomic_add_4(ptr %p, i32 2, i32 0)
+define internal void @callback(ptr %p) {
+  %a = atomicrmw add ptr %p, i32 2 monotonic
+  ret void
+}
+
+declare void @register(ptr)
+
 ; WARN: warning: hcc: atomicrmw of this type or operation has no cluster-wide implementation; it is atomic within one node only (in 'helper')
 
-; O2-LABEL: define void @serial(
-; O2: atomicrmw add ptr %p, i32 1 monotonic
 ; O2: declare i32 @__hcrt_atomic_add_4(ptr, i32, i32)
+; O2-LABEL: define internal {{.*}}@__hcrt_user_main.adapter(
+; O2: atomicrmw add ptr {{.*}}, i32 1 monotonic

@@ -1,0 +1,50 @@
+/*
+ * cluster_place.h - region placement in the cluster runtime (internal):
+ * the head asks the policy (sched/placement.h) where each call of a cluster
+ * region runs, times its cycles, runs head-alone calls with the whole
+ * logical team, and moves the threads' threadprivate data (the executable's
+ * TLS block) between the nodes when a region's team changes nodes
+ * (docs/placement.md).
+ */
+#ifndef HCRT_CLUSTER_PLACE_H
+#define HCRT_CLUSTER_PLACE_H
+
+#include <stdint.h>
+
+#include "hcrt/abi.h"
+#include "sched/placement.h"
+
+/* Every rank at cluster start-up (after the team sizes are known). */
+void hcrt__cluster_place_init(void);
+/* Head, at every fork of its main thread at level 0: the cycle of the
+ * call chosen last ends here. */
+void hcrt__cluster_place_cycle(uint64_t now_ns);
+/* Head: where this call of `region` (a team of `total`) runs. */
+hcrt_place_t hcrt__cluster_place_choose(const hcrt_region_desc_t *region,
+                                        int total, uint64_t now_ns);
+/* Head: runs the call on the head alone with `total` threads. */
+void hcrt__cluster_place_run_head(hcrt_ident_t *loc,
+                                  const hcrt_region_desc_t *region, void **args,
+                                  int total);
+
+/* threadprivate data follows the logical threads. Head, before a fork to
+ * all nodes: whether the workers must receive their threads' TLS images
+ * (sent after the command by hcrt__cluster_place_tls_send). */
+int hcrt__cluster_place_tls_push(int total);
+void hcrt__cluster_place_tls_send(int total);
+/* Worker: receives the images of its threads; each thread installs its own
+ * at region entry (hcrt__cluster_place_tls_enter) and, when images travel
+ * after every call, saves it at the region's end (..._leave); the rank
+ * sends them after the join (hcrt__cluster_place_tls_done, every rank).
+ * The head takes them in at its next fork or exit (..._drain). A worker
+ * prepares for a call of `total` threads before it runs (..._prepare). */
+void hcrt__cluster_place_tls_prepare(int total);
+void hcrt__cluster_place_tls_recv(int total);
+void hcrt__cluster_place_tls_enter(int local_tid);
+void hcrt__cluster_place_tls_leave(int local_tid);
+void hcrt__cluster_place_tls_done(int total);
+void hcrt__cluster_place_tls_drain(void);
+/* Worker: answers the head's request for its threads' images (CMD_TLS). */
+void hcrt__cluster_place_tls_serve(int total);
+
+#endif /* HCRT_CLUSTER_PLACE_H */

@@ -1,0 +1,254 @@
+/*
+ * fd_int.h - the fault detector's internals, shared by its files:
+ *
+ *   fd_main.c    settings, start-up, the detector thread
+ *   fd_ring.c    heartbeats around the ring, presence connections
+ *   fd_net.c     sockets, the address exchange, messages, probes of hosts
+ *   fd_tree.c    symptoms: intake, the tree of detectors, correlation
+ *   fd_case.c    the acting root's analysis: probes and the diagnosis
+ *   fd_report.c  the one report (log, JSON), activity texts
+ *   fd_end.c     ending the job, the leave protocol, SIGTERM, wait policy
+ *   fd_inject.c  failure injection (HCRT_FAULT_INJECT)
+ *   fd_rules.c   the rule table and symptom grouping (no MPI)
+ *
+ * Everything below belongs to the detector thread unless marked; other
+ * threads reach it only through the intake (fd_tree.c) and atomics.
+ */
+#ifndef HCRT_FD_INT_H
+#define HCRT_FD_INT_H
+
+#include <netinet/in.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <mpi.h>
+#include <poll.h>
+
+#include "base/route.h"
+#include "libhcrt/fault/fault.h"
+#include "libhcrt/fault/fd_rules.h"
+
+#define FD_MAGIC 0x44464348u /* "HCFD" */
+
+enum fd_type {
+    FD_HB = 1,    /* heartbeat to the watcher; text: what the rank does */
+    FD_SYMPTOM,   /* to the parent: evidence about `subject` */
+    FD_ACK,       /* a symptom arrived (seq echoed in `status`) */
+    FD_PING,      /* response probe */
+    FD_PONG,      /* ... answered; text: what the rank does */
+    FD_PROBE_REQ, /* probe `subject` for the asker (indirect probe) */
+    FD_PROBE_RES, /* its result: evidence bits */
+    FD_END,       /* the job ends: exit with `status` */
+    FD_LEAVE,     /* to the root: this rank finished normally */
+    FD_LEFT,      /* from the root: every rank finished */
+    FD_LEFT_ACK,  /* ... seen */
+    FD_LASTWORD,  /* base/lastword.c: [header][kind][text] */
+    FD_HELLO      /* first bytes on a presence connection */
+};
+
+typedef struct fd_hdr {
+    uint32_t magic;
+    uint16_t type, len;
+    uint64_t job; /* the job's nonce: datagrams of other jobs are dropped */
+    int32_t from;
+    uint32_t seq;
+} fd_hdr_t;
+
+typedef struct fd_msg {
+    fd_hdr_t h;
+    int32_t subject;
+    uint32_t ev;
+    double t;   /* the sender's job time of the fact, seconds */
+    double gap; /* heartbeat gap seen, seconds */
+    int32_t status;
+    uint32_t flags;
+    char text[FD_TEXT];
+} fd_msg_t;
+
+/* A datagram as received: a message, or last words (base/lastword.c). */
+typedef union fd_wire {
+    fd_msg_t m;
+    unsigned char raw[640];
+} fd_wire_t;
+
+#define FD_HB_SLOW 1u /* the sender's detector ran late (descheduled) */
+#define FD_RES_DOING                                                           \
+    2u /* a probe answer that only says what the subject                       \
+        * last said it was doing (sent at once) */
+
+/* What every rank publishes at start-up. */
+typedef struct fd_rec {
+    hcrt_route_rec_t route; /* route.port: the UDP port */
+    uint16_t tcp_port, pad;
+    int32_t pid, node_id;
+    uint64_t pidns, start_ticks, nonce;
+    int64_t wall0_ns; /* CLOCK_REALTIME when it published this */
+    char host[64];
+} fd_rec_t;
+
+enum fd_pstate { P_ALIVE = 0, P_SUSPECT, P_FAILED, P_LEFT };
+
+typedef struct fd_peer {
+    fd_rec_t rec;
+    struct sockaddr_in udp, tcp; /* sin_port 0: no route */
+    int state, same_host, leaving, left_acked;
+    uint64_t last_hb_ns; /* when its last heartbeat arrived here */
+    double last_hb_t;    /* the same, in this rank's job time */
+    char doing[FD_TEXT];
+    char lastword[FD_TEXT];
+} fd_peer_t;
+
+/* A probe of `subject` by this rank, for its own case (asker -1) or for
+ * another rank's analyzer (an indirect probe). */
+typedef struct fd_probe {
+    int used, subject, asker;
+    uint32_t got;
+    uint64_t deadline, next_ping;
+    int tcp; /* a connecting socket, -1 when its answer is in */
+} fd_probe_t;
+
+/* The acting root's analysis of one subject. */
+typedef struct fd_case {
+    int used, subject, decided, asked, answered;
+    int helpers[2];
+    fd_probe_t *probe; /* this rank's own probe of the subject */
+    uint32_t ev;
+    uint64_t opened, deadline, decided_ns;
+    double since, gap;
+    int obs[FD_MAX_OBS], nobs;
+    fd_diag_t diag;
+    const char *rule;
+    char doing[FD_TEXT];
+} fd_case_t;
+
+/* A symptom on its way up the tree, until its receiver acknowledges. */
+typedef struct fd_out {
+    int used, dest, tries;
+    uint64_t next;
+    fd_msg_t m;
+} fd_out_t;
+
+#define FD_MAX_PROBES 32
+#define FD_MAX_CASES 16
+#define FD_MAX_OUT 32
+#define FD_MAX_CONNS 16
+#define FD_SEND_TRIES 3
+
+typedef struct fd_state {
+    int on, rank, size, fanout, status, recovery;
+    double period, timeout, probe_time, window, wait_deadline;
+    uint64_t job, start_ns, period_ns, timeout_ns;
+    int64_t wall0_ns, wall_off_ns; /* job time 0 (rank 0's), wall - mono */
+    int udp, listener, efd;
+    fd_peer_t *peers;
+    /* ring: this rank watches succ, pred watches this rank */
+    int succ, pred, succ_fd, succ_connecting;
+    int conn_fd[FD_MAX_CONNS], conn_rank[FD_MAX_CONNS]; /* accepted */
+    uint64_t next_hb, net_error_ns;
+    uint64_t frozen_until; /* this rank was stopped: no accusations */
+    int slow_flag, hb_missed_sent;
+    _Atomic uint32_t seq;
+    fd_corr_t corr;
+    fd_case_t cases[FD_MAX_CASES];
+    fd_probe_t probes[FD_MAX_PROBES];
+    fd_out_t out[FD_MAX_OUT];
+    /* shutdown and ending */
+    int leaving, left, done, ending, reported;
+    uint64_t leave_next, end_at, left_at;
+    _Atomic uint32_t left_word; /* the main thread waits on it in fini */
+    atomic_int sigterm, stop;
+    pthread_t thread;
+} fd_state_t;
+
+extern fd_state_t hcrt__fd;
+
+/* fd_main.c */
+uint64_t hcrt__fd_now(void);
+/* Job time: seconds since rank 0 published its record, on the wall
+ * clock, so that ranks' times compare (docs/faults.md). */
+double hcrt__fd_jobtime(uint64_t ns);
+uint64_t hcrt__fd_mono_at(double jobtime);
+
+/* fd_ring.c */
+void hcrt__fd_ring_update(void);
+void hcrt__fd_on_heartbeat(const fd_msg_t *m);
+/* Any thread: a heartbeat now, so the watcher knows the new activity
+ * (the runtime's start-up ended, its shutdown begins). */
+void hcrt__fd_heartbeat_now(void);
+void hcrt__fd_send_heartbeat(fd_state_t *f);
+void hcrt__fd_watch(fd_state_t *f, uint64_t now);
+void hcrt__fd_on_conn(int i);
+void hcrt__fd_on_succ_conn(fd_state_t *f);
+
+/* fd_net.c */
+int hcrt__fd_net_open(fd_rec_t *mine);
+int hcrt__fd_exchange(MPI_Comm comm, fd_rec_t *mine);
+void hcrt__fd_peers_init(const fd_rec_t *all);
+void hcrt__fd_send(int to, int type, fd_msg_t *m);
+int hcrt__fd_recv(fd_wire_t *w, size_t *len);
+/* A nonblocking connection to rank's detector port: the socket, or
+ * FD_CONN_REFUSED / FD_CONN_UNREACH when the answer came at once, or -1. */
+#define FD_CONN_REFUSED (-2)
+#define FD_CONN_UNREACH (-3)
+int hcrt__fd_connect_start(int rank);
+/* Once writable: 0 connected, FD_CONN_REFUSED or FD_CONN_UNREACH. */
+int hcrt__fd_connect_result(int fd);
+void hcrt__fd_accept(void);
+uint32_t hcrt__fd_proc_probe(int rank);
+int hcrt__fd_own_link_down(void);
+void hcrt__fd_send_hello(int fd);
+
+/* fd_tree.c */
+void hcrt__fd_intake_drain(void);
+void hcrt__fd_symptom(int subject, uint32_t ev, double since, double gap,
+                      const char *doing);
+void hcrt__fd_on_symptom(const fd_msg_t *m);
+void hcrt__fd_on_ack(const fd_msg_t *m);
+void hcrt__fd_tree_timers(uint64_t now);
+int hcrt__fd_acting_root(int exclude);
+int hcrt__fd_is_root(void);
+uint64_t hcrt__fd_tree_next(void);
+void hcrt__fd_hook_wait(int peer, const char *what, double waited);
+void hcrt__fd_hook_event(int rank, int type, void *arg);
+
+/* fd_case.c */
+void hcrt__fd_case_open(const fd_group_t *g);
+void hcrt__fd_case_timers(uint64_t now);
+uint64_t hcrt__fd_case_next(void);
+void hcrt__fd_on_pong(const fd_msg_t *m);
+void hcrt__fd_on_probe_req(const fd_msg_t *m);
+void hcrt__fd_on_probe_res(const fd_msg_t *m);
+void hcrt__fd_on_lastword(const unsigned char *buf, size_t len);
+int hcrt__fd_probe_fds(struct pollfd *p, int max);
+void hcrt__fd_probe_ready(int fd);
+int hcrt__fd_cases_open(void);
+/* An undecided case opened before monotonic time t. */
+int hcrt__fd_case_before(uint64_t t);
+
+/* fd_report.c */
+void hcrt__fd_report(void);
+void hcrt__fd_report_slow(const fd_case_t *c);
+
+/* fd_end.c */
+void hcrt__fd_end_init(void);
+void hcrt__fd_end_job(int report);
+void hcrt__fd_on_end(const fd_msg_t *m);
+_Noreturn void hcrt__fd_exit(int status);
+void hcrt__fd_leave_timers(uint64_t now);
+void hcrt__fd_on_leave(const fd_msg_t *m);
+void hcrt__fd_on_left(const fd_msg_t *m);
+void hcrt__fd_on_left_ack(const fd_msg_t *m);
+void hcrt__fd_sigterm_check(void);
+void hcrt__fd_kill_failed(void);
+
+/* fd_inject.c */
+void hcrt__fd_inject_init(void);
+void hcrt__fd_inject_timers(uint64_t now);
+uint64_t hcrt__fd_inject_next(void);
+void hcrt__fd_inject_phase(const char *phase);
+/* The detector is off: injections still happen (from a thread of their
+ * own), which shows what a failure does to a job without it. */
+void hcrt__fd_inject_alone(void);
+
+#endif /* HCRT_FD_INT_H */

@@ -1,0 +1,286 @@
+/*
+ * placement.c - region placement policy (placement.h, docs/placement.md).
+ *
+ * A region's calls run on its chosen placement; a *try* runs `try_calls`
+ * calls on the other one. The first call of a try (and of the region) is a
+ * transition: pages move between the nodes, so its cycle is charged as a
+ * loss but not averaged; the later calls are steady samples. The head
+ * alone is tried after the second call (a region called once or twice,
+ * such as an initialisation, is not worth a try). The losses of the
+ * tries of each placement stay under `budget` x max(elapsed, 1 s): a try
+ * of all nodes starts only when its worst case fits (the measured gap plus
+ * the call back); a try of the head alone (the one-node run of the call)
+ * only while earlier ones did not overspend. One region tries at a time,
+ * and a cycle that overlaps another region's try is left out of the
+ * averages.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "sched/placement.h"
+
+#define HORIZON_NS 1e9      /* the budget's base for runs shorter than 1 s */
+#define MAX_SPACING 65536.0 /* calls: every region is looked at again */
+
+void hcrt__place_params_default(hcrt__place_params_t *p, int nodes)
+{
+    *p = (hcrt__place_params_t){.enabled = 1,
+                                .nodes = nodes > 1 ? nodes : 2,
+                                .budget = 0.03,
+                                .allowance_ns = 0,
+
+                                .tie = 0.02,
+                                .drift = 0.5,
+                                .try_calls = 3,
+                                .recheck_min = 8,
+                                .recheck_max = 1024};
+}
+
+int hcrt__place_init(hcrt__place_table_t *t, const hcrt__place_params_t *p,
+                     uint32_t cap, uint64_t now_ns)
+{
+    memset(t, 0, sizeof(*t));
+    t->p = *p;
+    if (t->p.try_calls < 1)
+        t->p.try_calls = 1;
+    if (t->p.recheck_min < 1)
+        t->p.recheck_min = 1;
+    if (t->p.recheck_max < t->p.recheck_min)
+        t->p.recheck_max = t->p.recheck_min;
+    t->slots = calloc(cap ? cap : 1, sizeof(*t->slots));
+    if (!t->slots)
+        return -1;
+    t->cap = cap ? cap : 1;
+    t->start_ns = now_ns;
+    return 0;
+}
+
+void hcrt__place_fini(hcrt__place_table_t *t)
+{
+    free(t->slots);
+    t->slots = NULL;
+    t->cap = 0;
+}
+
+hcrt__place_region_t *hcrt__place_region(hcrt__place_table_t *t, uint64_t id)
+{
+    for (uint32_t i = 0; i < t->cap; i++) {
+        hcrt__place_region_t *r = &t->slots[(id + i) % t->cap];
+        if (r->used && r->id == id)
+            return r;
+        if (!r->used) {
+            memset(r, 0, sizeof(*r));
+            r->used = 1, r->id = id;
+            r->interval = t->p.recheck_min;
+            r->next_check = 2; /* after a cold and a steady call */
+            return r;
+        }
+    }
+    return NULL;
+}
+
+double hcrt__place_cost(const hcrt__place_region_t *r, hcrt_place_t where)
+{
+    if (r->avg[where] > 0)
+        return r->avg[where];
+    return r->runs[where] ? r->time_ns[where] / (double)r->runs[where] : 0;
+}
+
+/* What a try of the other placement may lose at worst, in ns. */
+static double try_estimate(const hcrt__place_table_t *t,
+                           const hcrt__place_region_t *r)
+{
+    hcrt_place_t alt = (hcrt_place_t)!r->choice;
+    double ref = hcrt__place_cost(r, (hcrt_place_t)r->choice);
+
+    double gap, alt_cost = r->avg[alt];
+
+    if (alt_cost > 0)
+        gap = alt_cost - ref;
+    else /* never measured: the head alone does all the nodes' work */
+        gap = alt == HCRT_PLACE_HEAD ? t->p.nodes * ref : ref;
+    if (gap < t->p.tie * ref)
+        gap = t->p.tie * ref;
+    /* the call back on the choice moves the pages again */
+    return gap * t->p.try_calls + ref;
+}
+
+static int try_allowed(hcrt__place_table_t *t, const hcrt__place_region_t *r,
+                       uint64_t now_ns)
+{
+    double elapsed = (double)(now_ns - t->start_ns);
+
+    if (elapsed < HORIZON_NS)
+        elapsed = HORIZON_NS;
+    double budget = t->p.budget * elapsed + t->p.allowance_ns;
+    /* A call on the head alone is the program's one-node run of it: such
+     * a try waits only while earlier tries overspent. A call on all nodes
+     * may lose without bound: its worst case must fit. */
+    double est = r->choice == HCRT_PLACE_ALL ? 0 : try_estimate(t, r);
+    if (t->lost_ns + est <= budget)
+        return 1;
+    t->budget_refused++;
+    return 0;
+}
+
+static void end_try(hcrt__place_table_t *t)
+{
+    hcrt__place_region_t *b = t->busy;
+
+    if (b->trying) { /* left unfinished: its region is not called now */
+        b->trying = 0;
+        b->next_check = b->calls + b->interval;
+    }
+    t->busy = NULL;
+    t->epoch++;
+}
+
+/* A try whose region has not come back for 16 of its cycles (or 1 s) no
+ * longer holds the others back. */
+static int stale(const hcrt__place_table_t *t, uint64_t now_ns)
+{
+    const hcrt__place_region_t *b = t->busy;
+    double c = b->avg[0] > b->avg[1] ? b->avg[0] : b->avg[1];
+
+    return (double)(now_ns - t->busy_t0) > (16 * c > 1e9 ? 16 * c : 1e9);
+}
+
+hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
+                                uint64_t now_ns)
+{
+    hcrt_place_t where = (hcrt_place_t)r->choice;
+
+    if (t->busy && t->busy != r && stale(t, now_ns))
+        end_try(t);
+    if (!t->p.enabled) {
+        where = HCRT_PLACE_ALL;
+    } else if (r->calls == 0) {
+        r->choice = HCRT_PLACE_ALL; /* a region called once never re-runs */
+        where = HCRT_PLACE_ALL;
+    } else if (r->trying > 0) {
+        r->trying--;
+        where = (hcrt_place_t)!r->choice;
+    } else if (r->calls >= r->next_check && (!t->busy || t->busy == r)) {
+        if (try_allowed(t, r, now_ns)) {
+            r->trying = t->p.try_calls - 1;
+            r->tries++;
+            where = (hcrt_place_t)!r->choice;
+            t->busy = r, t->busy_t0 = now_ns;
+            t->epoch++;
+        } else {
+            r->next_check = r->calls + t->p.recheck_min;
+        }
+    }
+    r->transition = r->calls == 0 || where != r->last;
+    r->epoch_at = t->epoch;
+    r->quiet = !t->busy || t->busy == r;
+    r->last = (uint8_t)where;
+    r->pending = 1;
+    r->calls++;
+    return where;
+}
+
+/* After the last call of a try: keep or switch, and when to look again. */
+static void decide(hcrt__place_table_t *t, hcrt__place_region_t *r)
+{
+    hcrt_place_t alt = (hcrt_place_t)!r->choice;
+    double a = r->avg[alt], c = hcrt__place_cost(r, (hcrt_place_t)r->choice);
+    int better;
+
+    if (a <= 0) /* the try had only its transition call */
+        better = 0;
+    else if (alt == HCRT_PLACE_HEAD)
+        better = a <= c * (1 + t->p.tie);
+    else
+        better = a < c * (1 - t->p.tie);
+    if (better) {
+        r->choice = (uint8_t)alt;
+        r->switches++;
+        r->interval = t->p.recheck_min;
+    } else if (r->interval < t->p.recheck_max) {
+        r->interval *= 2;
+        if (r->interval > t->p.recheck_max)
+            r->interval = t->p.recheck_max;
+    }
+    /* and no sooner than the calls on the choice that pay for the next
+     * try within the budget */
+    double c_new = hcrt__place_cost(r, (hcrt_place_t)r->choice);
+    double pay = c_new > 0 ? try_estimate(t, r) / (t->p.budget * c_new) : 0;
+    if (pay > MAX_SPACING)
+        pay = MAX_SPACING;
+    if (r->avg[!r->choice] <= 0) /* compared with a cold call: look again */
+        pay = 0, r->interval = t->p.recheck_min;
+    r->next_check =
+        r->calls + (pay > r->interval ? (uint64_t)pay : r->interval);
+}
+
+/* The median of a placement's last RING steady cycles: one call slowed by
+ * the machine (a descheduled node, a page storm) does not move it. */
+static void ring_add(hcrt__place_region_t *r, hcrt_place_t w, double cycle)
+{
+    double v[HCRT_PLACE_RING];
+    int n;
+
+    r->ring[w][r->rpos[w]] = cycle;
+    r->rpos[w] = (uint8_t)((r->rpos[w] + 1) % HCRT_PLACE_RING);
+    if (r->nring[w] < HCRT_PLACE_RING)
+        r->nring[w]++;
+    n = r->nring[w];
+    memcpy(v, r->ring[w], sizeof(double) * (size_t)n);
+    for (int i = 1; i < n; i++) /* insertion sort of at most 5 */
+        for (int k = i; k > 0 && v[k - 1] > v[k]; k--) {
+            double x = v[k];
+            v[k] = v[k - 1], v[k - 1] = x;
+        }
+    r->avg[w] = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
+/* A steady call joins its placement's samples. DRIFT_CALLS calls in a row
+ * on the choice slower than the drift band restart the samples from the
+ * last (the old ones describe a call that is gone) and bring the try of
+ * the other placement forward. */
+#define DRIFT_CALLS 3
+static void steady_sample(hcrt__place_table_t *t, hcrt__place_region_t *r,
+                          hcrt_place_t where, double cycle)
+{
+    if (where == r->choice && r->trying == 0 && r->nring[where] &&
+        cycle > r->avg[where] * (1 + t->p.drift)) {
+        if (++r->slow >= DRIFT_CALLS) {
+            r->slow = 0;
+            r->nring[where] = 0, r->rpos[where] = 0;
+            if (r->next_check > r->calls)
+                r->next_check = r->calls;
+        }
+    } else {
+        r->slow = 0;
+    }
+    ring_add(r, where, cycle);
+}
+
+void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
+                        uint64_t cycle_ns)
+{
+    hcrt_place_t where = (hcrt_place_t)r->last;
+    double cycle = (double)cycle_ns;
+
+    if (!r->pending)
+        return;
+    r->pending = 0;
+    r->runs[where]++;
+    r->time_ns[where] += cycle;
+    /* a try, or the call back after one: what it lost against the choice */
+    if (where != r->choice || (r->transition && r->runs[where] > 1)) {
+        double ref = hcrt__place_cost(r, (hcrt_place_t)r->choice);
+        if (ref > 0 && cycle > ref) {
+            r->lost_ns += cycle - ref;
+            t->lost_ns += cycle - ref;
+        }
+    }
+    if (!r->transition && r->quiet && r->epoch_at == t->epoch)
+        steady_sample(t, r, where, cycle);
+    if (where != r->choice && r->trying == 0) {
+        decide(t, r);
+        if (t->busy == r)
+            end_try(t);
+    }
+}
