@@ -28,10 +28,10 @@ typedef struct hcrt_ts_steal_req {
 } hcrt_ts_steal_req_t;
 
 typedef struct hcrt_ts_steal_rep {
-    int32_t status;  /* HCRT_TS_* */
-    int32_t kflags;  /* the task's allocation flags */
-    uint64_t cookie; /* the owner's record: generation << 32 | index */
-    uint64_t site;   /* hcrt_task_site_t.id */
+    int32_t status;        /* HCRT_TS_* */
+    int32_t kflags;        /* the task's allocation flags */
+    uint64_t cookie;       /* the owner's record: generation << 32 | index */
+    uint64_t site;         /* hcrt_task_site_t.id */
     uint32_t size, shsize; /* bytes of the task (privates) and shareds,
                               which follow as reply buffers 0 and 1 */
 } hcrt_ts_steal_rep_t;
@@ -56,9 +56,9 @@ typedef struct hcrt__ts_state {
     uint64_t hungry_until; /* a thief was refused: hand on ready tasks */
     hcrt_tp_mean_t cost;   /* the cost of a steal, as thieves report it */
     /* counters (atomic) */
-    uint64_t inflight;        /* taken by other nodes, not done */
-    uint64_t remote_ns;       /* task time other nodes ran, this region */
-    uint64_t remote_ns_total; /* ... in all */
+    uint64_t inflight;           /* taken by other nodes, not done */
+    uint64_t remote_ns;          /* task time other nodes ran, this region */
+    uint64_t remote_ns_total;    /* ... in all */
     uint64_t served_req, served; /* steal requests served / with a task */
     uint64_t asked, got, over;   /* as a thief: requests, tasks, OVERs */
     uint64_t stolen_ns;          /* as a thief: time in stolen tasks */

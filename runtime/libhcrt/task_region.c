@@ -188,8 +188,8 @@ static int print_tasks(FILE *out, void *arg)
     for (int i = 0; i < REGION_SLOTS; i++)
         if (regions[i].desc && regions[i].tp.calls)
             fprintf(out,
-                    "  region %s:%d %-22.22s calls %" PRIu64 ", spread %"
-                    PRIu64 ", other nodes' task time %.3f ms\n",
+                    "  region %s:%d %-22.22s calls %" PRIu64 ", spread %" PRIu64
+                    ", other nodes' task time %.3f ms\n",
                     regions[i].desc->file && *regions[i].desc->file
                         ? regions[i].desc->file
                         : "?",

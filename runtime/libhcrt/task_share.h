@@ -39,12 +39,12 @@ extern volatile int hcrt__ts_spread;
 /* ---- task sites (task_sites.c) ----------------------------------------- */
 typedef struct hcrt_ts_site {
     const hcrt_task_site_t *desc;
-    hcrt_tp_site_t tp;        /* durations: sched/task_place.h */
-    uint64_t created;         /* tasks made in spread regions (atomic) */
-    uint64_t exported;        /* of which held for other nodes (atomic) */
-    uint64_t ran_remote;      /* of which another node ran (atomic) */
-    uint64_t kept_private;    /* kept home: data outside the DSM (atomic) */
-    int warned;               /* the kept-home notice was printed */
+    hcrt_tp_site_t tp;     /* durations: sched/task_place.h */
+    uint64_t created;      /* tasks made in spread regions (atomic) */
+    uint64_t exported;     /* of which held for other nodes (atomic) */
+    uint64_t ran_remote;   /* of which another node ran (atomic) */
+    uint64_t kept_private; /* kept home: data outside the DSM (atomic) */
+    int warned;            /* the kept-home notice was printed */
 } hcrt_ts_site_t;
 
 hcrt_ts_site_t *hcrt__ts_site_of_entry(hcrt_task_entry_t entry);
@@ -88,8 +88,7 @@ extern _Thread_local int hcrt__ts_local_only;
 int hcrt__ts_exporting(void);
 /* The HCRT_EXT_* modes for a new task of `entry` (0: a plain task). */
 uint32_t hcrt__ts_alloc_mode(hcrt_task_entry_t entry, int32_t flags,
-                             size_t size, size_t shsize,
-                             hcrt_ts_site_t **site);
+                             size_t size, size_t shsize, hcrt_ts_site_t **site);
 /* __hcrt_omp_task / _with_deps of a task allocated with HCRT_EXT_EXPORT. */
 int32_t hcrt__ts_submit(hcrt_ident_t *loc, int32_t gtid, void *task,
                         hcrt_task_ext_t *ext, int32_t ndeps,

@@ -169,7 +169,7 @@ static int word_private(uintptr_t w)
         return k;
     if (!page_mapped(w))
         return 0; /* no pointer (or one nobody can follow) */
-    maps_read(); /* mapped since the table was read: a new stack, heap */
+    maps_read();  /* mapped since the table was read: a new stack, heap */
     k = maps_find(w);
     return k != 0 || maps_full; /* cannot tell: keep the task home */
 }

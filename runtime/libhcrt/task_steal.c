@@ -38,8 +38,9 @@
 
 /* libomp's, without omp.h. */
 extern void ts_fulfill(uintptr_t ev) __asm__("omp_fulfill_event");
-extern void *ts_allow_completion(hcrt_ident_t *loc, int32_t gtid, void *task)
-    __asm__("__kmpc_task_allow_completion_event");
+extern void *
+ts_allow_completion(hcrt_ident_t *loc, int32_t gtid,
+                    void *task) __asm__("__kmpc_task_allow_completion_event");
 extern int ts_in_final(void) __asm__("omp_in_final");
 
 #define KMP_TASK_TIED 0x1
@@ -47,7 +48,7 @@ extern int ts_in_final(void) __asm__("omp_in_final");
  * priority. Destructors (C++ objects copied bytewise), detach (the event
  * is this node's) and anything unknown keep a task home. */
 #define TRAVEL_FLAGS (0x1 | 0x2 | 0x4 | 0x20)
-#define KMP_TASK_HEAD 40 /* sizeof(kmp_task_t) */
+#define KMP_TASK_HEAD 40     /* sizeof(kmp_task_t) */
 #define HUNGRY_NS 2000000ULL /* a refused thief wants tasks this long */
 
 enum { REC_FREE, REC_HELD, REC_QUEUED, REC_LOCAL, REC_REMOTE, REC_DONE };
@@ -68,13 +69,13 @@ typedef struct ts_rec {
 hcrt__ts_state_t hcrt__ts;
 static ts_rec_t *recs;
 static uint32_t *free_stack, nfree;
-static uint32_t *ring, ring_head, ring_len;    /* deque of record indices */
-static uint32_t *unsub, nunsub;                /* solo: taken, not given to
-                                                  libomp yet */
+static uint32_t *ring, ring_head, ring_len; /* deque of record indices */
+static uint32_t *unsub, nunsub;             /* solo: taken, not given to
+                                               libomp yet */
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static _Thread_local uint64_t frame_start;     /* solo: held tasks after
-                                                  this seq are the current
-                                                  task's */
+static _Thread_local uint64_t frame_start; /* solo: held tasks after
+                                              this seq are the current
+                                              task's */
 
 /* ---- records and the ring (under lock) ---------------------------------- */
 
@@ -202,22 +203,21 @@ int hcrt__ts_exporting(void)
 }
 
 uint32_t hcrt__ts_alloc_mode(hcrt_task_entry_t entry, int32_t flags,
-                             size_t size, size_t shsize,
-                             hcrt_ts_site_t **site)
+                             size_t size, size_t shsize, hcrt_ts_site_t **site)
 {
     hcrt_ts_site_t *s = hcrt__ts_site_of_entry(entry);
 
     if (!s)
         return 0;
     __atomic_add_fetch(&s->created, 1, __ATOMIC_RELAXED);
-    if ((s->desc->flags & (HCRT_TASK_SITE_REDUCTION | HCRT_TASK_SITE_TARGET |
-                           HCRT_TASK_SITE_UNSUPPORTED |
-                           HCRT_TASK_SITE_TASKLOOP)) ||
+    if ((s->desc->flags &
+         (HCRT_TASK_SITE_REDUCTION | HCRT_TASK_SITE_TARGET |
+          HCRT_TASK_SITE_UNSUPPORTED | HCRT_TASK_SITE_TASKLOOP)) ||
         (flags & ~TRAVEL_FLAGS) || size < KMP_TASK_HEAD ||
         size + shsize > hcrt__ts.max_bytes || ts_in_final())
         return 0;
-    hcrt_tp_mode_t m = hcrt__tp_site_mode(&s->tp, hcrt__ts_steal_cost(),
-                                          &hcrt__ts.params);
+    hcrt_tp_mode_t m =
+        hcrt__tp_site_mode(&s->tp, hcrt__ts_steal_cost(), &hcrt__ts.params);
     if (m == HCRT_TP_PLAIN)
         return 0;
     *site = s;
@@ -302,8 +302,8 @@ int32_t hcrt__ts_submit(hcrt_ident_t *loc, int32_t gtid, void *task,
     r->kflags = ext->kflags;
     r->size = ext->size;
     r->shsize = ext->shsize;
-    r->evt = hcrt__ts.solo ? 0
-                           : (uintptr_t)ts_allow_completion(loc, gtid, task);
+    r->evt =
+        hcrt__ts.solo ? 0 : (uintptr_t)ts_allow_completion(loc, gtid, task);
     ext->rec = rec_index(r) + 1;
     if (with_deps) { /* the ring takes it when it is ready (hcrt__ts_claim) */
         __atomic_store_n(&r->refs, 1, __ATOMIC_RELAXED);
@@ -354,8 +354,8 @@ static int hand_on(int32_t gtid, ts_rec_t *r)
 {
     static hcrt_ident_t loc = {0, 2, 0, 0, ";unknown;ready task;0;0;;"};
 
-    if (hcrt__now_ns() > __atomic_load_n(&hcrt__ts.hungry_until,
-                                         __ATOMIC_RELAXED))
+    if (hcrt__now_ns() >
+        __atomic_load_n(&hcrt__ts.hungry_until, __ATOMIC_RELAXED))
         return 0;
     __atomic_store_n(&r->refs, 2, __ATOMIC_RELAXED); /* ring + runner */
     __atomic_store_n(&r->state, REC_QUEUED, __ATOMIC_RELEASE);
@@ -548,14 +548,13 @@ static hcrt_status_t steal_run(hcrt__event_ctx_t *c)
         p->status = HCRT_TS_NONE;
         return HCRT_OK;
     }
-    if (c->nout_max < 2 || c->out_cap[0] < r->size ||
-        c->out_cap[1] < r->shsize)
-        hcrt_fatal(HCRT_MOD_CORE, "a steal request from rank %d has room "
-                                  "for %zu + %zu bytes, a task needs %u + %u: "
-                                  "set HCRT_TASKS_MAX_BYTES the same on "
-                                  "every rank",
-                   c->origin, c->out_cap[0], c->out_cap[1], r->size,
-                   r->shsize);
+    if (c->nout_max < 2 || c->out_cap[0] < r->size || c->out_cap[1] < r->shsize)
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "a steal request from rank %d has room "
+                   "for %zu + %zu bytes, a task needs %u + %u: "
+                   "set HCRT_TASKS_MAX_BYTES the same on "
+                   "every rank",
+                   c->origin, c->out_cap[0], c->out_cap[1], r->size, r->shsize);
     __atomic_add_fetch(&hcrt__ts.inflight, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&hcrt__ts.served, 1, __ATOMIC_RELAXED);
     /* What the creator wrote before the task reaches the homes first. */
@@ -600,8 +599,7 @@ static hcrt_status_t done_run(hcrt__event_ctx_t *c)
     hcrt__tp_mean_add(&hcrt__ts.cost, (double)d->cost_ns);
     __atomic_add_fetch(&r->site->ran_remote, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&hcrt__ts.remote_ns, d->run_ns, __ATOMIC_RELAXED);
-    __atomic_add_fetch(&hcrt__ts.remote_ns_total, d->run_ns,
-                       __ATOMIC_RELAXED);
+    __atomic_add_fetch(&hcrt__ts.remote_ns_total, d->run_ns, __ATOMIC_RELAXED);
     uintptr_t evt = r->evt;
     __atomic_store_n(&r->state, REC_DONE, __ATOMIC_RELEASE);
     __atomic_sub_fetch(&hcrt__ts.inflight, 1, __ATOMIC_RELAXED);
@@ -618,12 +616,10 @@ double hcrt__ts_steal_cost(void)
 
 void hcrt__ts_register(void)
 {
-    hcrt__event_type_ops_t steal = {.name = "task steal",
-                                    .queue = HCRT_EVENT_QUEUE_DATA,
-                                    .run = steal_run};
-    hcrt__event_type_ops_t done = {.name = "task done",
-                                   .queue = HCRT_EVENT_QUEUE_DATA,
-                                   .run = done_run};
+    hcrt__event_type_ops_t steal = {
+        .name = "task steal", .queue = HCRT_EVENT_QUEUE_DATA, .run = steal_run};
+    hcrt__event_type_ops_t done = {
+        .name = "task done", .queue = HCRT_EVENT_QUEUE_DATA, .run = done_run};
     hcrt__event_register(HCRT_TS_EV_STEAL, &steal);
     hcrt__event_register(HCRT_TS_EV_DONE, &done);
 }

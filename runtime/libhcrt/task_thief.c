@@ -74,8 +74,9 @@ static int ask(int v, uint32_t seq, uint64_t want, hcrt_ts_steal_rep_t *rep)
     size_t len = 0;
     const void *h = hcrt__event_reply_hdr(ev, &len);
     if (len < sizeof(*rep))
-        hcrt_fatal(HCRT_MOD_CORE, "rank %d answered a task request with %zu "
-                                  "bytes",
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "rank %d answered a task request with %zu "
+                   "bytes",
                    v, len);
     memcpy(rep, h, sizeof(*rep));
     hcrt__event_release(ev);
@@ -84,14 +85,11 @@ static int ask(int v, uint32_t seq, uint64_t want, hcrt_ts_steal_rep_t *rep)
     return rep->status;
 }
 
-static void send_done(int v, uint64_t cookie, uint64_t run_ns,
-                      uint64_t cost_ns)
+static void send_done(int v, uint64_t cookie, uint64_t run_ns, uint64_t cost_ns)
 {
     hcrt_ts_done_t d = {cookie, run_ns, cost_ns};
-    hcrt__event_send_t s = {.type = HCRT_TS_EV_DONE,
-                            .dest = v,
-                            .hdr = &d,
-                            .hdr_len = sizeof d};
+    hcrt__event_send_t s = {
+        .type = HCRT_TS_EV_DONE, .dest = v, .hdr = &d, .hdr_len = sizeof d};
 
     hcrt_status_t st = hcrt__event_send(&s, NULL);
     if (st != HCRT_OK)
@@ -195,9 +193,9 @@ int hcrt__ts_steal_back(int32_t gtid, int v, uint64_t want)
 static void mark_passed(uint32_t seq)
 {
     uint32_t p = __atomic_load_n(&hcrt__ts.passed, __ATOMIC_RELAXED);
-    while (p < seq && !__atomic_compare_exchange_n(&hcrt__ts.passed, &p, seq,
-                                                   1, __ATOMIC_RELEASE,
-                                                   __ATOMIC_RELAXED))
+    while (p < seq &&
+           !__atomic_compare_exchange_n(&hcrt__ts.passed, &p, seq, 1,
+                                        __ATOMIC_RELEASE, __ATOMIC_RELAXED))
         ;
 }
 

@@ -5,11 +5,12 @@
  */
 #include "sched/task_place.h"
 
-#define MEAN_WINDOW 64.0  /* samples before the mean halves its weight */
-#define EWMA_ALPHA 0.25   /* call times of a region */
-#define SLOWER 1.05       /* a spread call this much slower than the head's
-                             calls did not pay */
-#define MAX_HOLD_SHIFT 6  /* hold grows to refresh x 64 on repeated misses */
+#define MEAN_WINDOW 64.0 /* samples before the mean halves its weight */
+#define EWMA_ALPHA 0.25  /* call times of a region */
+#define SLOWER                                                                 \
+    1.05                 /* a spread call this much slower than the head's     \
+                            calls did not pay */
+#define MAX_HOLD_SHIFT 6 /* hold grows to refresh x 64 on repeated misses */
 
 void hcrt__tp_params_default(hcrt_tp_params_t *p)
 {

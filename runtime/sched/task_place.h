@@ -52,15 +52,15 @@ double hcrt__tp_mean_weight(hcrt_tp_mean_t *m);
 
 /* One task site. */
 typedef struct hcrt_tp_site {
-    hcrt_tp_mean_t ns;       /* task time, body start to end */
-    uint64_t timed;          /* tasks timed (atomic) */
-    uint32_t tick;           /* tasks created, for sampling (atomic) */
+    hcrt_tp_mean_t ns; /* task time, body start to end */
+    uint64_t timed;    /* tasks timed (atomic) */
+    uint32_t tick;     /* tasks created, for sampling (atomic) */
 } hcrt_tp_site_t;
 
 typedef enum hcrt_tp_mode {
-    HCRT_TP_PLAIN = 0,  /* an ordinary task of this node */
-    HCRT_TP_TIMED = 1,  /* stays home, its time is measured */
-    HCRT_TP_EXPORT = 2  /* may run on another node (and is timed) */
+    HCRT_TP_PLAIN = 0, /* an ordinary task of this node */
+    HCRT_TP_TIMED = 1, /* stays home, its time is measured */
+    HCRT_TP_EXPORT = 2 /* may run on another node (and is timed) */
 } hcrt_tp_mode_t;
 
 /* What to do with the next task of `s`, given the mean cost of a steal. */
