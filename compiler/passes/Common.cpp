@@ -166,7 +166,8 @@ SetVector<Function *> regionFunctions(Module &M) {
   return calleeClosure(Roots);
 }
 
-SetVector<Function *> functionsReachingFork(Module &M) {
+static SetVector<Function *> functionsReaching(Module &M,
+                                               bool (*Root)(StringRef)) {
   SetVector<Function *> Out;
   bool Changed = true;
   while (Changed) {
@@ -177,7 +178,7 @@ SetVector<Function *> functionsReachingFork(Module &M) {
       for (Instruction &I : instructions(F)) {
         auto *CB = dyn_cast<CallBase>(&I);
         Function *Callee = CB ? directCallee(*CB) : nullptr;
-        if (Callee && (isForkName(Callee->getName()) || Out.contains(Callee))) {
+        if (Callee && (Root(Callee->getName()) || Out.contains(Callee))) {
           Out.insert(&F);
           Changed = true;
           break;
@@ -186,6 +187,14 @@ SetVector<Function *> functionsReachingFork(Module &M) {
     }
   }
   return Out;
+}
+
+static bool isForkOrTaskName(StringRef N) {
+  return isForkName(N) || isTaskAllocName(N);
+}
+
+SetVector<Function *> functionsReachingForkOrTask(Module &M) {
+  return functionsReaching(M, isForkOrTaskName);
 }
 
 bool isRuntimeFunction(const Function &F) {

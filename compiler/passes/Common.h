@@ -54,9 +54,10 @@ bool isTaskAllocName(llvm::StringRef N);
 /// functions defined in the module.
 llvm::SetVector<llvm::Function *> regionFunctions(llvm::Module &M);
 
-/// Functions defined in M that contain a fork or call (directly) one that
-/// can reach a fork.
-llvm::SetVector<llvm::Function *> functionsReachingFork(llvm::Module &M);
+/// Functions defined in M that contain a fork or a task creation, or call
+/// (directly) one that can reach one: a task may run on another node, so
+/// what its shareds point to must be DSM memory as for a fork.
+llvm::SetVector<llvm::Function *> functionsReachingForkOrTask(llvm::Module &M);
 
 /// Closes Roots over direct calls to functions defined in the module.
 llvm::SetVector<llvm::Function *>
@@ -90,6 +91,7 @@ constexpr const char *LoweredFlag = "hcc.lowered";
 /// them into the module's tables.
 constexpr const char *RegionDescPrefix = "__hcrt_region.";
 constexpr const char *KernelDescPrefix = "__hcrt_kernel.";
+constexpr const char *TaskSiteDescPrefix = "__hcrt_task.";
 
 } // namespace hcc
 

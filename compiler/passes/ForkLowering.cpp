@@ -4,10 +4,13 @@
 // Region kinds: a microtask whose code (closed over direct calls inside the
 // module) initialises a worksharing loop (this includes `sections`, which
 // clang lowers to a static loop) is a CLUSTER region: it runs on every node.
-// One that creates tasks or target regions and has no worksharing is a HEAD
-// region: the tasks it records are placed by the runtime. Every other region
-// (e.g. a plain `parallel` calling omp_get_num_threads) is CLUSTER, so that
-// the team it sees is the cluster-wide team, as the user would expect.
+// One that has no worksharing but target constructs is a HEAD region: the
+// target tasks it records are placed by the runtime. One with neither that
+// creates plain tasks is a TASKS region: the runtime runs it on every node
+// when other nodes' threads pay for taking its tasks (docs/tasks.md). Every
+// other region (e.g. a plain `parallel` calling omp_get_num_threads) is
+// CLUSTER, so that the team it sees is the cluster-wide team, as the user
+// would expect.
 //
 //===----------------------------------------------------------------------===//
 
@@ -27,30 +30,38 @@ using namespace llvm;
 namespace hcc {
 namespace {
 
-enum RegionKind { RegionCluster = 0, RegionHead = 1 };
+enum RegionKind { RegionCluster = 0, RegionHead = 1, RegionTasks = 2 };
 
 struct RegionInfo {
   int Kind = RegionCluster;
   int NumLoops = 0;
 };
 
+bool isTargetName(StringRef N) {
+  return N.starts_with("__tgt_target") || N == "__kmpc_omp_target_task_alloc";
+}
+
 RegionInfo classify(Function *Microtask) {
   SetVector<Function *> Roots;
   Roots.insert(Microtask);
   RegionInfo RI;
-  bool MakesTasks = false;
+  bool MakesTasks = false, Targets = false;
   for (Function *F : calleeClosure(Roots))
     for (Instruction &I : instructions(*F))
       if (auto *CB = dyn_cast<CallBase>(&I)) {
         StringRef N = calleeName(*CB);
         if (isLoopInitName(N))
           ++RI.NumLoops;
-        else if (isTaskAllocName(N) || N.starts_with("__tgt_target") ||
-                 N == "__kmpc_taskloop" || N == "__kmpc_taskloop_5")
+        else if (isTargetName(N))
+          Targets = true;
+        else if (isTaskAllocName(N) || N == "__kmpc_taskloop" ||
+                 N == "__kmpc_taskloop_5")
           MakesTasks = true;
       }
-  if (RI.NumLoops == 0 && MakesTasks)
+  if (RI.NumLoops == 0 && Targets)
     RI.Kind = RegionHead;
+  else if (RI.NumLoops == 0 && MakesTasks)
+    RI.Kind = RegionTasks;
   return RI;
 }
 

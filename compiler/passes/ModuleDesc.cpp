@@ -3,7 +3,8 @@
 //
 // Gathers the region and kernel descriptors the other passes created into
 // one table each, and emits the module's hcrt_module_desc_t and a
-// constructor (priority 101, before user constructors) registering it.
+// constructor (priority 101, before user constructors) registering it and
+// the module's task sites (hcc-tasks), if any.
 //
 //===----------------------------------------------------------------------===//
 
@@ -96,6 +97,7 @@ bool emitModuleDescriptor(Module &M) {
   auto *PtrTy = PointerType::getUnqual(Ctx);
   auto [Regions, NRegions] = gather(M, RegionDescPrefix, "__hcrt_regions");
   auto [Kernels, NKernels] = gather(M, KernelDescPrefix, "__hcrt_kernels");
+  auto [Tasks, NTasks] = gather(M, TaskSiteDescPrefix, "__hcrt_tasks");
 
   StructType *Ty = StructType::create(Ctx,
                                       {I32, I32, PtrTy, I64, I32, I32, PtrTy,
@@ -127,6 +129,12 @@ bool emitModuleDescriptor(Module &M) {
       M.getOrInsertFunction("__hcrt_register_module",
                             FunctionType::get(B.getVoidTy(), {PtrTy}, false)),
       {Desc});
+  if (NTasks > 0)
+    B.CreateCall(
+        M.getOrInsertFunction(
+            "__hcrt_register_tasks",
+            FunctionType::get(B.getVoidTy(), {PtrTy, PtrTy, I32}, false)),
+        {Desc, Tasks, ConstantInt::get(I32, NTasks)});
   B.CreateRetVoid();
   appendToGlobalCtors(M, Ctor, 101);
   return true;

@@ -20,6 +20,7 @@
 #include "RuntimeCalls.h"
 #include "Stack.h"
 #include "Target.h"
+#include "TaskSites.h"
 
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/Module.h"
@@ -43,6 +44,7 @@ struct LowerPass : PassInfoMixin<LowerPass> {
     lowerTargets(M);
     insertMigrationPoints(M);
     lowerAtomics(M);
+    describeTaskSites(M);
     lowerStack(M);
     lowerForks(M);
     lowerRuntimeCalls(M);
@@ -70,6 +72,7 @@ bool parsePipeline(StringRef Name, ModulePassManager &MPM,
          addIfNamed<TargetPass>(Name, "hcc-target", MPM) ||
          addIfNamed<MigrationPass>(Name, "hcc-migration", MPM) ||
          addIfNamed<AtomicsPass>(Name, "hcc-atomics", MPM) ||
+         addIfNamed<TaskSitesPass>(Name, "hcc-tasks", MPM) ||
          addIfNamed<StackPass>(Name, "hcc-stack", MPM) ||
          addIfNamed<ForkLoweringPass>(Name, "hcc-fork", MPM) ||
          addIfNamed<RuntimeCallsPass>(Name, "hcc-calls", MPM) ||

@@ -1,10 +1,12 @@
 //===- Stack.cpp - hcc-stack
 //-------------------------------------------------===//
 //
-// A stack slot whose address can reach a parallel region must live in DSM
-// memory, or other nodes would read garbage. In functions that can reach a
-// fork (within the module), an alloca whose address escapes - into a fork,
-// a store, a call argument or a return - becomes __hcrt_stack_alloc storage,
+// A stack slot whose address can reach a parallel region or a task must
+// live in DSM memory, or other nodes would read garbage (a task may run on
+// another node than its creator's, docs/tasks.md). In functions that can
+// reach a fork or create a task (within the module), an alloca whose
+// address escapes - into a fork, a store (e.g. a task's shareds), a call
+// argument or a return - becomes __hcrt_stack_alloc storage,
 // bracketed by __hcrt_stack_save/__hcrt_stack_restore. Frames without such
 // slots are left untouched, so ordinary code pays nothing.
 //
@@ -164,7 +166,7 @@ bool StackLowerer::run(Function &F) {
 } // namespace
 
 bool lowerStack(Module &M) {
-  SetVector<Function *> Fns = functionsReachingFork(M);
+  SetVector<Function *> Fns = functionsReachingForkOrTask(M);
   if (Fns.empty())
     return false;
   StackLowerer L(M);

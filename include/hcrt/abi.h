@@ -53,7 +53,11 @@ typedef int32_t hcrt_critical_name_t[8]; /* libomp's kmp_critical_name */
 
 typedef enum hcrt_region_kind {
     HCRT_REGION_CLUSTER = 0, /* has worksharing loops: runs on every node */
-    HCRT_REGION_HEAD = 1     /* task producer / no worksharing: head only */
+    HCRT_REGION_HEAD = 1,    /* target tasks, no worksharing: head only */
+    /* Creates plain tasks, has no worksharing loop and no target construct:
+     * runs on every node when other nodes' threads pay for taking its
+     * tasks (docs/tasks.md), else on the head's threads. */
+    HCRT_REGION_TASKS = 2
 } hcrt_region_kind_t;
 
 /* Calls the outlined microtask with args[0..nargs-1] converted back to the
@@ -122,6 +126,32 @@ typedef struct hcrt_module_desc {
 } hcrt_module_desc_t;
 
 HCRT_ABI_EXPORT void __hcrt_register_module(const hcrt_module_desc_t *m);
+
+/* One task construct: the entry function clang outlines for it (the
+ * `entry` of __kmpc_omp_task_alloc), so a task that runs on another node
+ * is named by its site id, never by a code pointer. `flags` name what keeps
+ * the site's tasks on the node that creates them. */
+#define HCRT_TASK_SITE_REDUCTION 0x1   /* in_reduction: the creator's copies */
+#define HCRT_TASK_SITE_TARGET 0x2      /* target constructs inside the task */
+#define HCRT_TASK_SITE_UNSUPPORTED 0x4 /* runtime calls hcc cannot lower */
+#define HCRT_TASK_SITE_TASKLOOP 0x8    /* the pattern task of a taskloop */
+
+typedef int32_t (*hcrt_task_entry_t)(int32_t gtid, void *task);
+
+typedef struct hcrt_task_site {
+    uint64_t id;      /* stable: FNV-1a of "<module id>:<entry name>" */
+    const char *name; /* the entry function's name */
+    const char *file; /* user source file of the construct ("" if unknown) */
+    int32_t line;     /* its line (0 if unknown) */
+    uint32_t flags;   /* HCRT_TASK_SITE_* */
+    hcrt_task_entry_t entry;
+} hcrt_task_site_t;
+
+/* The module's task sites; the pass calls it from the module's constructor
+ * right after __hcrt_register_module, when the module has any. */
+HCRT_ABI_EXPORT void __hcrt_register_tasks(const hcrt_module_desc_t *m,
+                                           const hcrt_task_site_t *sites,
+                                           uint32_t nsites);
 
 /* The pass renames the user's `main` to `__hcrt_user_main` and emits a `main`
  * that calls this. It initialises the runtime (MPI, DSM, roles); the head runs
@@ -452,7 +482,6 @@ HCRT_ABI_EXPORT void __hcrt_kmpc_free(int gtid, void *p, uintptr_t allocator);
  * Tasks (signatures of the __kmpc_omp_* entries).
  * ------------------------------------------------------------------------ */
 
-typedef int32_t (*hcrt_task_entry_t)(int32_t gtid, void *task);
 typedef struct hcrt_depend_info {
     intptr_t base_addr;
     size_t len;

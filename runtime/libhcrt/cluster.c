@@ -40,6 +40,7 @@
 #include "libhcrt/heap.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
+#include "libhcrt/task_share.h"
 #include "sched/pool_xchg.h"
 
 #define CMD_MAX_ARGS 64
@@ -57,6 +58,7 @@ typedef struct fork_cmd {
     hcrt_cluster_icv_t icv;          /* the head's task's ICVs */
     uint32_t payload; /* bytes of head TLS that follow in a second bcast */
     int32_t tls_push; /* the threads' threadprivate images follow */
+    int32_t tasks;    /* a spread TASKS region (task_share.h) */
     uint64_t region_id;
     hcrt_ident_t *loc; /* same address in every rank (same binary, no ASLR) */
     void *args[CMD_MAX_ARGS];
@@ -251,7 +253,10 @@ void hcrt__cluster_barrier(hcrt_ident_t *loc, int32_t gtid)
 {
     uint64_t t0 = hcrt__obs_now();
 
-    __kmpc_barrier(loc, gtid);
+    if (hcrt__ts_spread) /* and other nodes' tasks until all passed it */
+        hcrt__ts_barrier(loc, gtid);
+    else
+        __kmpc_barrier(loc, gtid);
     hcrt__doing_set(HCRT_DOING_BARRIER, loc);
     if (hcrt__dsm_barrier_team(hcrt__cluster_team.local) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM barrier failed (%s)",
@@ -495,7 +500,11 @@ static void cluster_entry(int32_t *gtid, int32_t *btid,
     ws_seq = 0;
     hcrt__cancel_thread_enter();
     hcrt__cluster_place_tls_enter(omp_get_thread_num());
+    if (hcrt__ts_spread)
+        hcrt__ts_thread_begin();
     region->tramp(gtid, btid, args);
+    if (hcrt__ts_spread) /* this node's tasks, then other nodes' */
+        hcrt__ts_thread_end(*gtid);
     hcrt__cluster_place_tls_leave(omp_get_thread_num());
     uint32_t m = __atomic_load_n(&max_ws, __ATOMIC_RELAXED);
     while (ws_seq > m &&
@@ -506,13 +515,16 @@ static void cluster_entry(int32_t *gtid, int32_t *btid,
 }
 
 static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
-                       void **args, int total, const hcrt_cluster_icv_t *icv)
+                       void **args, int total, const hcrt_cluster_icv_t *icv,
+                       int tasks)
 {
     int32_t gtid = __kmpc_global_thread_num(loc);
 
     hcrt__cluster_team_of(total, hcrt__rank(), &hcrt__cluster_team);
     region_icv = *icv;
     region_active = 1;
+    if (tasks)
+        hcrt__ts_region_begin();
     hcrt__doing_region(region);
     HCRT_OBS(hcrt__obs_region_begin(region));
     hcrt__dsm_region_begin(region->id);
@@ -520,6 +532,8 @@ static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     hcrt__cancel_region_begin();
     __kmpc_push_num_threads(loc, gtid, hcrt__cluster_team.local);
     __kmpc_fork_call(loc, 3, (kmpc_micro_t)cluster_entry, region, args, loc);
+    if (tasks)
+        hcrt__ts_region_end();
     hcrt__cluster_icv_fork_end(icv);
     /* Join: every node's writes reach home before anyone reads them. */
     if (hcrt__dsm_barrier() != HCRT_OK)
@@ -615,7 +629,8 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     uint64_t t0 = hcrt__now_ns();
     hcrt__cluster_place_cycle(t0); /* the last call's cycle ends here */
     hcrt__cluster_place_tls_drain();
-    if (region->kind != HCRT_REGION_CLUSTER ||
+    if ((region->kind != HCRT_REGION_CLUSTER &&
+         region->kind != HCRT_REGION_TASKS) ||
         __atomic_load_n(&teams_active, __ATOMIC_RELAXED) > 0 ||
         omp_get_max_active_levels() < 1) /* an inactive region */
         goto local;
@@ -635,7 +650,17 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         nt = total; /* the team the program asked for, on the head */
         goto local;
     }
-    if (hcrt__cluster_place_choose(region, total, t0) == HCRT_PLACE_HEAD) {
+    if (region->kind == HCRT_REGION_TASKS) {
+        cmd.tasks = hcrt__ts_region_decide(region);
+        if (!cmd.tasks) { /* the head alone, with the whole logical team */
+            __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
+            __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+            hcrt__cluster_place_run_head(loc, region, args, total);
+            hcrt__ts_region_done(region, 0, hcrt__now_ns() - t0);
+            return 1;
+        }
+    } else if (hcrt__cluster_place_choose(region, total, t0) ==
+               HCRT_PLACE_HEAD) {
         __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         counters.placed_head++;
@@ -660,10 +685,12 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         hcrt__cluster_place_tls_send(total);
     uint64_t t1 = hcrt__now_ns();
     __atomic_fetch_add(&st->cluster, 1, __ATOMIC_RELAXED);
-    run_region(loc, region, args, total, &cmd.icv);
+    run_region(loc, region, args, total, &cmd.icv, cmd.tasks);
     counters.forks++;
     counters.fork_ns += t1 - t0;
     counters.join_ns += hcrt__now_ns() - t1;
+    if (cmd.tasks)
+        hcrt__ts_region_done(region, 1, hcrt__now_ns() - t0);
     return 1;
 local:
     if (nt > 0)
@@ -725,7 +752,7 @@ int hcrt__cluster_worker_loop(void)
             hcrt_fatal(HCRT_MOD_CORE, "DSM acquire failed at a fork");
         omp_set_schedule(cmd.sched_kind, cmd.sched_chunk);
         hcrt__loops_set_region_hint(cmd.hint_kind, cmd.hint_pct);
-        run_region(cmd.loc, region, cmd.args, cmd.total, &cmd.icv);
+        run_region(cmd.loc, region, cmd.args, cmd.total, &cmd.icv, cmd.tasks);
         counters.forks++;
     }
 }

@@ -92,8 +92,9 @@ void hcrt__cluster_head_exit(int status);
 void hcrt__cluster_fini(void);
 
 /* fork.c: runs `region` on every node, or on this node with the cluster's
- * ICVs (head region, nested, unsupported). Returns 1 when done, 0 when the
- * caller forks it with libomp as on one node (a worker's own threads). */
+ * ICVs (head region, nested, unsupported, a TASKS region whose tasks do not
+ * pay across nodes). Returns 1 when done, 0 when the caller forks it with
+ * libomp as on one node (a worker's own threads). */
 int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                        void **args, hcrt_region_stats_t *st);
 

@@ -33,6 +33,7 @@
 #include "libhcrt/observe.h"
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/runtime.h"
+#include "libhcrt/task_share.h"
 
 typedef enum init_mode {
     MODE_NONE = 0,
@@ -199,8 +200,11 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
             hcrt__cluster_init();
     }
     hcrt__heap_started(hcrt__cluster_on); /* the program's heap from now */
-    if (mode == MODE_MAIN)
+    if (mode == MODE_MAIN) {
+        hcrt__ts_register(); /* event types first: peers may send at once */
         hcrt__offload_init(comm); /* workers as devices (offload/, #6) */
+        hcrt__ts_init(comm);      /* tasks other nodes take (tasks.md) */
+    }
     if (rank == 0)
         hcrt__config_warn_unknown();
     if (rank == 0 && hcrt__config_bool("HCRT_PRINT_CONFIG"))
@@ -301,6 +305,7 @@ void hcrt__runtime_fini(void)
     MPI_Finalized(&fin); /* a lazy-mode program may have finalised MPI */
     if (!fin) {
         hcrt__offload_fini();
+        hcrt__ts_fini();
         hcrt__cluster_fini();
         MPI_Comm_free(&comm);
         hcrt__proc_set(comm, rank, size);

@@ -1,5 +1,5 @@
 // The descriptor layouts the pass emits (ForkLowering.cpp, Target.cpp,
-// ModuleDesc.cpp) must match include/hcrt/abi.h: this fails to compile if
+// ModuleDesc.cpp, TaskSites.cpp) must match include/hcrt/abi.h: this fails to compile if
 // either side changes alone.
 // RUN: %clang -fsyntax-only -I %runtime_inc %s
 #include <hcrt/abi.h>
@@ -22,3 +22,9 @@ _Static_assert(offsetof(hcrt_module_desc_t, regions) == 32, "regions");
 _Static_assert(offsetof(hcrt_module_desc_t, shared_begin) == 48, "shared");
 _Static_assert(offsetof(hcrt_module_desc_t, shared_bss_end) == 72, "bss end");
 _Static_assert(HCRT_ABI_VERSION == 1, "ModuleDesc.cpp AbiVersion");
+// { i64, ptr, ptr, i32, i32, ptr } (TaskSites.cpp)
+_Static_assert(sizeof(hcrt_task_site_t) == 40, "task site size");
+_Static_assert(offsetof(hcrt_task_site_t, line) == 24, "task site line");
+_Static_assert(offsetof(hcrt_task_site_t, flags) == 28, "task site flags");
+_Static_assert(offsetof(hcrt_task_site_t, entry) == 32, "task site entry");
+_Static_assert(HCRT_REGION_TASKS == 2, "ForkLowering.cpp RegionTasks");

@@ -1,0 +1,678 @@
+/*
+ * task_steal.c - the owner's side of task sharing (task_share.h): records
+ * of exported tasks, this node's ring of waiting ones, and the event
+ * handlers that hand a task to another node (STEAL) and complete it when
+ * that node is done (DONE).
+ *
+ * A record lives from the export to the last of its references: the ring's
+ * (which becomes the thief's while another node runs the task) and the
+ * task's own (its routine, or the runner of a dependent task). States:
+ * HELD (a dependent task not ready yet), QUEUED (in the ring), LOCAL (a
+ * thread of this node runs it), REMOTE (another node does), DONE (it did).
+ * QUEUED ends by one compare-and-swap, so exactly one side runs the task.
+ *
+ * How libomp waits for a task another node runs:
+ *   - shared teams: the task is detachable; its routine returns at once
+ *     and libomp waits for its event, which DONE fulfils;
+ *   - solo teams: libomp's serialized accounting of detached tasks breaks
+ *     when other tasks are created meanwhile (its children counter is
+ *     tracked only while it is non-zero), so held tasks are ordinary ones:
+ *     a taken one is given to libomp as an empty task, and this layer's
+ *     scheduling points wait for DONE themselves (hcrt__ts_wait).
+ */
+#include <inttypes.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "base/bell.h"
+#include "base/clock.h"
+#include "base/config.h"
+#include "base/kmp_abi.h"
+#include "base/log.h"
+#include "dsm/dsm.h"
+#include "libhcrt/cluster.h"
+#include "libhcrt/core.h"
+#include "libhcrt/event/event.h"
+#include "libhcrt/task_int.h"
+
+/* libomp's, without omp.h. */
+extern void ts_fulfill(uintptr_t ev) __asm__("omp_fulfill_event");
+extern void *
+ts_allow_completion(hcrt_ident_t *loc, int32_t gtid,
+                    void *task) __asm__("__kmpc_task_allow_completion_event");
+extern int ts_in_final(void) __asm__("omp_in_final");
+
+#define KMP_TASK_TIED 0x1
+/* Flags a task may carry and still travel: tied, final, merged_if0,
+ * priority. Destructors (C++ objects copied bytewise), detach (the event
+ * is this node's) and anything unknown keep a task home. */
+#define TRAVEL_FLAGS (0x1 | 0x2 | 0x4 | 0x20)
+#define KMP_TASK_HEAD 40     /* sizeof(kmp_task_t) */
+#define HUNGRY_NS 2000000ULL /* a refused thief wants tasks this long */
+
+enum { REC_FREE, REC_HELD, REC_QUEUED, REC_LOCAL, REC_REMOTE, REC_DONE };
+
+typedef struct ts_rec {
+    int state, refs; /* atomic */
+    uint32_t gen;    /* bumped at each reuse: stale cookies fail */
+    void *task;
+    uintptr_t evt;
+    hcrt_ts_site_t *site;
+    int32_t kflags;
+    uint32_t size, shsize;
+    uint64_t seq; /* order of export on this node */
+    int thief;
+    hcrt_ts_origin_t origin; /* created under a task of another node */
+} ts_rec_t;
+
+hcrt__ts_state_t hcrt__ts;
+static ts_rec_t *recs;
+static uint32_t *free_stack, nfree;
+static uint32_t *ring, ring_head, ring_len; /* deque of record indices */
+static uint32_t *unsub, nunsub;             /* solo: taken, not given to
+                                               libomp yet */
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+static _Thread_local uint64_t frame_start; /* solo: held tasks after
+                                              this seq are the current
+                                              task's */
+
+/* ---- records and the ring (under lock) ---------------------------------- */
+
+static ts_rec_t *rec_alloc(void)
+{
+    ts_rec_t *r = NULL;
+
+    pthread_mutex_lock(&lock);
+    if (nfree)
+        r = &recs[free_stack[--nfree]];
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+static uint32_t rec_index(const ts_rec_t *r)
+{
+    return (uint32_t)(r - recs);
+}
+
+static void rec_unref(ts_rec_t *r)
+{
+    if (__atomic_sub_fetch(&r->refs, 1, __ATOMIC_ACQ_REL) != 0)
+        return;
+    pthread_mutex_lock(&lock);
+    r->gen++;
+    __atomic_store_n(&r->state, REC_FREE, __ATOMIC_RELAXED);
+    r->task = NULL;
+    free_stack[nfree++] = rec_index(r);
+    pthread_mutex_unlock(&lock);
+}
+
+static uint32_t ring_at(uint32_t i)
+{
+    return ring[(ring_head + i) % hcrt__ts.ring_cap];
+}
+
+/* Drops the records nobody can steal any more (a local thread took them):
+ * the ring of a shared team keeps them until then. */
+static void ring_compact(ts_rec_t **dead, uint32_t *ndead)
+{
+    uint32_t kept = 0, n = ring_len;
+
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t idx = ring_at(i);
+        if (__atomic_load_n(&recs[idx].state, __ATOMIC_ACQUIRE) == REC_QUEUED)
+            ring[(ring_head + kept++) % hcrt__ts.ring_cap] = idx;
+        else
+            dead[(*ndead)++] = &recs[idx];
+    }
+    ring_len = kept;
+}
+
+/* Appends r (QUEUED, its ring reference taken); 0 if the ring is full. */
+static int ring_push(ts_rec_t *r)
+{
+    ts_rec_t *dead[256];
+    uint32_t ndead = 0;
+    int ok;
+
+    pthread_mutex_lock(&lock);
+    if (ring_len == hcrt__ts.ring_cap && !hcrt__ts.solo)
+        ring_compact(dead, &ndead);
+    ok = ring_len < hcrt__ts.ring_cap;
+    if (ok) {
+        r->seq = ++hcrt__ts.seq;
+        ring[(ring_head + ring_len++) % hcrt__ts.ring_cap] = rec_index(r);
+    }
+    pthread_mutex_unlock(&lock);
+    for (uint32_t i = 0; i < ndead; i++)
+        rec_unref(dead[i]);
+    return ok;
+}
+
+/* Takes entry i out of the ring (keeping the order of the others). */
+static void ring_remove(uint32_t i)
+{
+    uint32_t cap = hcrt__ts.ring_cap;
+
+    for (; i + 1 < ring_len; i++)
+        ring[(ring_head + i) % cap] = ring[(ring_head + i + 1) % cap];
+    ring_len--;
+}
+
+/* The oldest task no local thread took, now REMOTE; NULL if none. With
+ * `want`, only one created under the thief's task of that cookie: a task
+ * waiting for it takes only its own descendants (OpenMP's task scheduling
+ * constraint for tied tasks). */
+static ts_rec_t *ring_steal(int thief, uint64_t want)
+{
+    ts_rec_t *dead[256], *got = NULL;
+    uint32_t ndead = 0, i = 0;
+
+    pthread_mutex_lock(&lock);
+    while (i < ring_len && !got && ndead < 256) {
+        ts_rec_t *r = &recs[ring_at(i)];
+        if (want && (r->origin.rank != thief || r->origin.cookie != want) &&
+            __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == REC_QUEUED) {
+            i++;
+            continue;
+        }
+        ring_remove(i);
+        int q = REC_QUEUED;
+        if (__atomic_compare_exchange_n(&r->state, &q, REC_REMOTE, 0,
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+            got = r;
+        else
+            dead[ndead++] = r;
+    }
+    if (got)
+        got->thief = thief;
+    pthread_mutex_unlock(&lock);
+    for (uint32_t k = 0; k < ndead; k++)
+        rec_unref(dead[k]);
+    return got;
+}
+
+/* ---- exporting ------------------------------------------------------------
+ */
+
+_Thread_local int hcrt__ts_local_only;
+
+int hcrt__ts_exporting(void)
+{
+    return !hcrt__ts_local_only && hcrt__cluster_here();
+}
+
+uint32_t hcrt__ts_alloc_mode(hcrt_task_entry_t entry, int32_t flags,
+                             size_t size, size_t shsize, hcrt_ts_site_t **site)
+{
+    hcrt_ts_site_t *s = hcrt__ts_site_of_entry(entry);
+
+    if (!s)
+        return 0;
+    __atomic_add_fetch(&s->created, 1, __ATOMIC_RELAXED);
+    if ((s->desc->flags &
+         (HCRT_TASK_SITE_REDUCTION | HCRT_TASK_SITE_TARGET |
+          HCRT_TASK_SITE_UNSUPPORTED | HCRT_TASK_SITE_TASKLOOP)) ||
+        (flags & ~TRAVEL_FLAGS) || size < KMP_TASK_HEAD ||
+        size + shsize > hcrt__ts.max_bytes || ts_in_final())
+        return 0;
+    hcrt_tp_mode_t m =
+        hcrt__tp_site_mode(&s->tp, hcrt__ts_steal_cost(), &hcrt__ts.params);
+    if (m == HCRT_TP_PLAIN)
+        return 0;
+    *site = s;
+    return m == HCRT_TP_EXPORT ? HCRT_EXT_EXPORT | HCRT_EXT_TIMED
+                               : HCRT_EXT_TIMED;
+}
+
+static void kept_private(hcrt_ts_site_t *s)
+{
+    __atomic_add_fetch(&s->kept_private, 1, __ATOMIC_RELAXED);
+    if (__atomic_exchange_n(&s->warned, 1, __ATOMIC_RELAXED))
+        return;
+    hcrt_info(HCRT_MOD_CORE,
+              "tasks of %s:%d (%s) share data outside the DSM (a pointer "
+              "into this process's own memory, e.g. a thread stack or the "
+              "C library's heap): they run on the node that creates them",
+              s->desc->file && *s->desc->file ? s->desc->file : "?",
+              s->desc->line, s->desc->name);
+}
+
+static int data_travels(void *task, hcrt_task_ext_t *ext)
+{
+    char *t = task;
+    return hcrt__ts_words_travel(t + KMP_TASK_HEAD,
+                                 ext->size - KMP_TASK_HEAD) &&
+           hcrt__ts_words_travel(*(char **)t, ext->shsize);
+}
+
+/* To libomp as any task (a solo team runs it at once, inside the call). */
+static int32_t give_libomp(hcrt_ident_t *loc, int32_t gtid, void *task,
+                           int32_t ndeps, hcrt_depend_info_t *deps,
+                           int32_t ndeps_noalias, hcrt_depend_info_t *noalias)
+{
+    uint64_t saved = hcrt__ts_frame_push();
+    int32_t r = ndeps || ndeps_noalias
+                    ? __kmpc_omp_task_with_deps(loc, gtid, task, ndeps, deps,
+                                                ndeps_noalias, noalias)
+                    : __kmpc_omp_task(loc, gtid, task);
+    hcrt__ts_frame_pop(saved);
+    return r;
+}
+
+/* Solo: gives libomp the held tasks other nodes took (each completes at
+ * once as an empty task), so their records come free. */
+static void flush_taken(int32_t gtid)
+{
+    static hcrt_ident_t loc = {0, 2, 0, 0, ";unknown;taken task;0;0;;"};
+
+    while (__atomic_load_n(&nunsub, __ATOMIC_RELAXED)) {
+        void *task = NULL;
+        pthread_mutex_lock(&lock);
+        if (nunsub)
+            task = recs[unsub[--nunsub]].task;
+        pthread_mutex_unlock(&lock);
+        if (task)
+            __kmpc_omp_task(&loc, gtid, task);
+    }
+}
+
+int32_t hcrt__ts_submit(hcrt_ident_t *loc, int32_t gtid, void *task,
+                        hcrt_task_ext_t *ext, int32_t ndeps,
+                        hcrt_depend_info_t *deps, int32_t ndeps_noalias,
+                        hcrt_depend_info_t *noalias)
+{
+    int with_deps = ndeps > 0 || ndeps_noalias > 0;
+    ts_rec_t *r;
+
+    if (hcrt__ts.solo)
+        flush_taken(gtid);
+    /* A solo team's libomp runs dependent tasks at once, in order. */
+    if (with_deps && hcrt__ts.solo)
+        goto plain;
+    if (!data_travels(task, ext)) {
+        kept_private(ext->site);
+        goto plain;
+    }
+    if (!(r = rec_alloc()))
+        goto plain;
+    r->task = task;
+    r->origin = hcrt__ts_origin;
+    r->site = ext->site;
+    r->kflags = ext->kflags;
+    r->size = ext->size;
+    r->shsize = ext->shsize;
+    r->evt =
+        hcrt__ts.solo ? 0 : (uintptr_t)ts_allow_completion(loc, gtid, task);
+    ext->rec = rec_index(r) + 1;
+    if (with_deps) { /* the ring takes it when it is ready (hcrt__ts_claim) */
+        __atomic_store_n(&r->refs, 1, __ATOMIC_RELAXED);
+        __atomic_store_n(&r->state, REC_HELD, __ATOMIC_RELEASE);
+        return __kmpc_omp_task_with_deps(loc, gtid, task, ndeps, deps,
+                                         ndeps_noalias, noalias);
+    }
+    __atomic_store_n(&r->refs, 2, __ATOMIC_RELAXED); /* ring + the task */
+    __atomic_store_n(&r->state, REC_QUEUED, __ATOMIC_RELEASE);
+    if (!ring_push(r)) { /* full: it runs here (its routine completes it) */
+        __atomic_store_n(&r->state, REC_LOCAL, __ATOMIC_RELEASE);
+        rec_unref(r); /* the ring's; the routine drops the other */
+        return give_libomp(loc, gtid, task, 0, NULL, 0, NULL);
+    }
+    __atomic_add_fetch(&ext->site->exported, 1, __ATOMIC_RELAXED);
+    if (hcrt__ts.solo)
+        return 0; /* held: runs at a scheduling point, or elsewhere */
+    return __kmpc_omp_task(loc, gtid, task);
+plain: /* no record: an ordinary task (detachable, but no event) */
+    ext->mode &= (uint16_t)~HCRT_EXT_EXPORT;
+    return give_libomp(loc, gtid, task, ndeps, deps, ndeps_noalias, noalias);
+}
+
+/* ---- running here ---------------------------------------------------------
+ */
+
+/* A dependent task that became ready while other nodes wait for tasks:
+ * it goes to the ring, and a small runner task runs it here unless a thief
+ * takes it first. The runner carries the record index. */
+static int32_t runner_entry(int32_t gtid, void *runner)
+{
+    uint32_t idx;
+    memcpy(&idx, (char *)runner + KMP_TASK_HEAD, sizeof idx);
+    ts_rec_t *r = &recs[idx];
+    int q = REC_QUEUED;
+
+    if (__atomic_compare_exchange_n(&r->state, &q, REC_LOCAL, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+        void *task = r->task;
+        hcrt__task_run_body(gtid, task, hcrt__task_ext(task));
+        ts_fulfill(r->evt);
+    }
+    rec_unref(r);
+    return 0;
+}
+
+static int hand_on(int32_t gtid, ts_rec_t *r)
+{
+    static hcrt_ident_t loc = {0, 2, 0, 0, ";unknown;ready task;0;0;;"};
+
+    if (hcrt__now_ns() >
+        __atomic_load_n(&hcrt__ts.hungry_until, __ATOMIC_RELAXED))
+        return 0;
+    __atomic_store_n(&r->refs, 2, __ATOMIC_RELAXED); /* ring + runner */
+    __atomic_store_n(&r->state, REC_QUEUED, __ATOMIC_RELEASE);
+    if (!ring_push(r)) {
+        __atomic_store_n(&r->refs, 1, __ATOMIC_RELAXED);
+        return 0;
+    }
+    char *run = __kmpc_omp_task_alloc(&loc, gtid, KMP_TASK_TIED,
+                                      KMP_TASK_HEAD + 8, 1, runner_entry);
+    uint32_t idx = rec_index(r);
+    memcpy(run + KMP_TASK_HEAD, &idx, sizeof idx);
+    __atomic_add_fetch(&r->site->exported, 1, __ATOMIC_RELAXED);
+    __kmpc_omp_task(&loc, gtid, run);
+    return 1;
+}
+
+int hcrt__ts_claim(int32_t gtid, void *task, hcrt_task_ext_t *ext)
+{
+    ts_rec_t *r = &recs[ext->rec - 1];
+    int st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+
+    (void)task;
+    if (st == REC_HELD) {
+        if (hand_on(gtid, r))
+            return 0; /* the runner or a thief runs it */
+        __atomic_store_n(&r->state, REC_LOCAL, __ATOMIC_RELEASE);
+        return 1;
+    }
+    if (st == REC_QUEUED &&
+        __atomic_compare_exchange_n(&r->state, &st, REC_LOCAL, 0,
+                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+        return 1;
+    if (st == REC_LOCAL) /* a solo drain took it for this thread */
+        return 1;
+    rec_unref(r); /* REMOTE: the thief's DONE completes it */
+    return 0;
+}
+
+void hcrt__ts_ran_here(hcrt_task_ext_t *ext)
+{
+    ts_rec_t *r = &recs[ext->rec - 1];
+
+    if (r->evt)
+        ts_fulfill(r->evt); /* still running: the event only disarms */
+    rec_unref(r);
+}
+
+/* ---- solo teams -----------------------------------------------------------
+ */
+
+uint64_t hcrt__ts_frame_push(void)
+{
+    uint64_t saved = frame_start;
+    frame_start = __atomic_load_n(&hcrt__ts.seq, __ATOMIC_RELAXED);
+    return saved;
+}
+
+void hcrt__ts_frame_pop(uint64_t saved)
+{
+    frame_start = saved;
+}
+
+void hcrt__ts_frame_reset(void)
+{
+    frame_start = 0;
+}
+
+/* The newest held task after `start` (LOCAL now), or one a thief took that
+ * libomp has not seen yet (*taken = 1). */
+static ts_rec_t *drain_next(uint64_t start, int *taken)
+{
+    ts_rec_t *r = NULL;
+
+    pthread_mutex_lock(&lock);
+    if (ring_len) {
+        ts_rec_t *t = &recs[ring_at(ring_len - 1)];
+        if (t->seq > start) {
+            ring_len--;
+            __atomic_store_n(&t->state, REC_LOCAL, __ATOMIC_RELEASE);
+            r = t, *taken = 0;
+        }
+    }
+    for (uint32_t i = 0; !r && i < nunsub; i++)
+        if (recs[unsub[i]].seq > start) {
+            r = &recs[unsub[i]], *taken = 1;
+            unsub[i] = unsub[--nunsub];
+        }
+    pthread_mutex_unlock(&lock);
+    return r;
+}
+
+void hcrt__ts_drain(int32_t gtid, int all)
+{
+    static hcrt_ident_t loc = {0, 2, 0, 0, ";unknown;held task;0;0;;"};
+    uint64_t start = all ? 0 : frame_start;
+    ts_rec_t *r;
+    int taken;
+
+    if (!hcrt__ts.solo)
+        return;
+    while ((r = drain_next(start, &taken))) {
+        void *task = r->task;
+        if (!taken)
+            rec_unref(r); /* the ring's; the routine drops the task's */
+        __kmpc_omp_task(&loc, gtid, task); /* runs now, or detaches */
+    }
+}
+
+/* A task held here after `start` that runs on another node now (its
+ * thief and the cookie it knows it by); 0 if none. The scan starts after
+ * the last one found, so waits on several take from each in turn. */
+static int remote_after(uint64_t start, int *thief, uint64_t *cookie)
+{
+    static _Thread_local uint32_t from;
+
+    for (uint32_t k = 0; k < hcrt__ts.nrecs; k++) {
+        uint32_t i = (from + 1 + k) % hcrt__ts.nrecs;
+        ts_rec_t *r = &recs[i];
+        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == REC_REMOTE &&
+            r->seq > start) {
+            *thief = r->thief;
+            *cookie = ((uint64_t)r->gen << 32) | i;
+            from = i;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+void hcrt__ts_wait(int32_t gtid, int all)
+{
+    uint64_t start = all ? 0 : frame_start;
+    int thief;
+    uint64_t cookie;
+
+    if (!hcrt__ts.solo)
+        return;
+    hcrt__ts_drain(gtid, all);
+    if (!__atomic_load_n(&hcrt__ts.inflight, __ATOMIC_ACQUIRE))
+        return;
+    hcrt_pause_t pause;
+    hcrt__pause_begin(&pause);
+    /* Until DONE (the event gate) ends them: meanwhile take back tasks
+     * they created, as a thread of one node would. */
+    while (remote_after(start, &thief, &cookie)) {
+        if (hcrt__ts_steal_back(gtid, thief, cookie))
+            hcrt__pause_begin(&pause);
+        else
+            hcrt__pause(&pause, 200000);
+    }
+}
+
+/* ---- the events: STEAL and DONE ------------------------------------------
+ */
+
+/* Solo: the task's data went out; its owner thread may now give it to
+ * libomp (which frees it after its empty run). */
+static void steal_sent(hcrt__event_ctx_t *c)
+{
+    ts_rec_t *r = c->user;
+
+    pthread_mutex_lock(&lock);
+    unsub[nunsub++] = rec_index(r);
+    pthread_mutex_unlock(&lock);
+}
+
+static hcrt_status_t steal_run(hcrt__event_ctx_t *c)
+{
+    const hcrt_ts_steal_req_t *q = c->hdr;
+    hcrt_ts_steal_rep_t *p = (hcrt_ts_steal_rep_t *)c->reply_hdr;
+
+    if (c->hdr_len < sizeof(*q))
+        return HCRT_ERR_INVALID;
+    memset(p, 0, sizeof(*p));
+    c->reply_hdr_len = sizeof(*p);
+    __atomic_add_fetch(&hcrt__ts.served_req, 1, __ATOMIC_RELAXED);
+    uint32_t gen = __atomic_load_n(&hcrt__ts.gen, __ATOMIC_ACQUIRE);
+    if (gen > q->gen ||
+        (gen == q->gen && q->seq &&
+         __atomic_load_n(&hcrt__ts.passed, __ATOMIC_ACQUIRE) >= q->seq)) {
+        p->status = HCRT_TS_OVER;
+        return HCRT_OK;
+    }
+    ts_rec_t *r = gen == q->gen && hcrt__ts_spread
+                      ? ring_steal(c->origin, q->want)
+                      : NULL;
+    if (!r) {
+        __atomic_store_n(&hcrt__ts.hungry_until, hcrt__now_ns() + HUNGRY_NS,
+                         __ATOMIC_RELAXED);
+        p->status = HCRT_TS_NONE;
+        return HCRT_OK;
+    }
+    if (c->nout_max < 2 || c->out_cap[0] < r->size || c->out_cap[1] < r->shsize)
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "a steal request from rank %d has room "
+                   "for %zu + %zu bytes, a task needs %u + %u: "
+                   "set HCRT_TASKS_MAX_BYTES the same on "
+                   "every rank",
+                   c->origin, c->out_cap[0], c->out_cap[1], r->size, r->shsize);
+    __atomic_add_fetch(&hcrt__ts.inflight, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&hcrt__ts.served, 1, __ATOMIC_RELAXED);
+    /* What the creator wrote before the task reaches the homes first. */
+    if (hcrt__dsm_release() != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE, "DSM release failed handing over a task");
+    p->status = HCRT_TS_TASK;
+    p->cookie = ((uint64_t)r->gen << 32) | rec_index(r);
+    p->site = r->site->desc->id;
+    p->kflags = r->kflags;
+    p->size = r->size;
+    p->shsize = r->shsize;
+    c->nout = 2;
+    c->out[0] = (hcrt__event_buf_t){r->task, r->size};
+    c->out[1] = (hcrt__event_buf_t){*(void **)r->task, r->shsize};
+    if (hcrt__ts.solo) { /* a detachable task lives until DONE; this not */
+        c->user = r;
+        c->out_release = steal_sent;
+    }
+    return HCRT_OK;
+}
+
+static hcrt_status_t done_run(hcrt__event_ctx_t *c)
+{
+    const hcrt_ts_done_t *d = c->hdr;
+
+    if (c->hdr_len < sizeof(*d))
+        return HCRT_ERR_INVALID;
+    uint32_t idx = (uint32_t)d->cookie, gen = (uint32_t)(d->cookie >> 32);
+    ts_rec_t *r = idx < hcrt__ts.nrecs ? &recs[idx] : NULL;
+    if (!r || r->gen != gen ||
+        __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != REC_REMOTE) {
+        hcrt_error(HCRT_MOD_CORE,
+                   "rank %d finished task %#" PRIx64 " that this rank did "
+                   "not hand to it",
+                   c->origin, d->cookie);
+        return HCRT_ERR_INVALID;
+    }
+    /* The thief released its writes: see them before anyone waits on. */
+    if (hcrt__dsm_acquire() != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE, "DSM acquire failed completing a task");
+    hcrt__tp_site_time(&r->site->tp, d->run_ns);
+    hcrt__tp_mean_add(&hcrt__ts.cost, (double)d->cost_ns);
+    __atomic_add_fetch(&r->site->ran_remote, 1, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&hcrt__ts.remote_ns, d->run_ns, __ATOMIC_RELAXED);
+    __atomic_add_fetch(&hcrt__ts.remote_ns_total, d->run_ns, __ATOMIC_RELAXED);
+    uintptr_t evt = r->evt;
+    __atomic_store_n(&r->state, REC_DONE, __ATOMIC_RELEASE);
+    __atomic_sub_fetch(&hcrt__ts.inflight, 1, __ATOMIC_RELAXED);
+    rec_unref(r); /* the thief's */
+    if (evt)
+        ts_fulfill(evt);
+    return HCRT_OK;
+}
+
+double hcrt__ts_steal_cost(void)
+{
+    return hcrt__tp_mean(&hcrt__ts.cost, hcrt__ts.params.cost_ns);
+}
+
+void hcrt__ts_register(void)
+{
+    hcrt__event_type_ops_t steal = {
+        .name = "task steal", .queue = HCRT_EVENT_QUEUE_DATA, .run = steal_run};
+    hcrt__event_type_ops_t done = {
+        .name = "task done", .queue = HCRT_EVENT_QUEUE_DATA, .run = done_run};
+    hcrt__event_register(HCRT_TS_EV_STEAL, &steal);
+    hcrt__event_register(HCRT_TS_EV_DONE, &done);
+}
+
+/* The records and the ring, sized from the settings (task_region.c). */
+void hcrt__ts_tables_init(void)
+{
+    uint32_t n = hcrt__ts.nrecs;
+
+    recs = calloc(n, sizeof(*recs));
+    free_stack = calloc(n, sizeof(*free_stack));
+    ring = calloc(hcrt__ts.ring_cap, sizeof(*ring));
+    unsub = calloc(n, sizeof(*unsub));
+    if (!recs || !free_stack || !ring || !unsub)
+        hcrt_fatal(HCRT_MOD_CORE, "out of memory for the task records");
+    for (uint32_t i = 0; i < n; i++)
+        free_stack[nfree++] = n - 1 - i;
+}
+
+/* A spread region begins on this rank. */
+void hcrt__ts_tables_reset(int solo)
+{
+    pthread_mutex_lock(&lock);
+    hcrt__ts.solo = solo;
+    pthread_mutex_unlock(&lock);
+}
+
+/* Its local team joined: every task is complete, the ring holds only
+ * records local threads ran (a shared team leaves them there). */
+void hcrt__ts_tables_end(void)
+{
+    ts_rec_t *dead[256];
+    uint32_t ndead = 0;
+
+    pthread_mutex_lock(&lock);
+    ring_compact(dead, &ndead);
+    if (ring_len || nunsub)
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "internal error: %u task(s) still waiting for a node at "
+                   "the end of a region",
+                   ring_len + nunsub);
+    ring_head = 0;
+    pthread_mutex_unlock(&lock);
+    for (uint32_t i = 0; i < ndead; i++)
+        rec_unref(dead[i]);
+    if (nfree != hcrt__ts.nrecs) /* every task completed: none in use */
+        hcrt_warn(HCRT_MOD_CORE,
+                  "internal: %u of %u task records still in use at the end "
+                  "of a region (fewer tasks can travel from now on)",
+                  hcrt__ts.nrecs - nfree, hcrt__ts.nrecs);
+}
+
+int hcrt__ts_solo(void)
+{
+    return hcrt__ts.solo;
+}

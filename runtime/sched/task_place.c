@@ -1,0 +1,110 @@
+/*
+ * task_place.c - the decisions of task sharing between nodes (see
+ * task_place.h): which tasks may leave their node, which TASKS regions run
+ * on every node.
+ */
+#include "sched/task_place.h"
+
+#define MEAN_WINDOW 64.0 /* samples before the mean halves its weight */
+#define EWMA_ALPHA 0.25  /* call times of a region */
+#define SLOWER                                                                 \
+    1.05                 /* a spread call this much slower than the head's     \
+                            calls did not pay */
+#define MAX_HOLD_SHIFT 6 /* hold grows to refresh x 64 on repeated misses */
+
+void hcrt__tp_params_default(hcrt_tp_params_t *p)
+{
+    p->factor = 4.0;
+    p->cost_ns = 50e3;
+    p->min_share = 0.05;
+    p->min_samples = 8;
+    p->sample_every = 64;
+    p->refresh = 32;
+}
+
+void hcrt__tp_mean_add(hcrt_tp_mean_t *m, double v)
+{
+    pthread_mutex_lock(&m->lock);
+    if (m->n >= 2 * MEAN_WINDOW) { /* decay: recent samples weigh most */
+        m->n *= 0.5;
+        m->sum *= 0.5;
+    }
+    m->n += 1;
+    m->sum += v;
+    pthread_mutex_unlock(&m->lock);
+}
+
+double hcrt__tp_mean(hcrt_tp_mean_t *m, double dflt)
+{
+    pthread_mutex_lock(&m->lock);
+    double r = m->n > 0 ? m->sum / m->n : dflt;
+    pthread_mutex_unlock(&m->lock);
+    return r;
+}
+
+double hcrt__tp_mean_weight(hcrt_tp_mean_t *m)
+{
+    pthread_mutex_lock(&m->lock);
+    double n = m->n;
+    pthread_mutex_unlock(&m->lock);
+    return n;
+}
+
+hcrt_tp_mode_t hcrt__tp_site_mode(hcrt_tp_site_t *s, double steal_ns,
+                                  const hcrt_tp_params_t *p)
+{
+    uint64_t timed = __atomic_load_n(&s->timed, __ATOMIC_RELAXED);
+
+    if (timed < p->min_samples) /* unknown yet: let it travel, and time it */
+        return HCRT_TP_EXPORT;
+    if (hcrt__tp_mean(&s->ns, 0) >= p->factor * steal_ns)
+        return HCRT_TP_EXPORT;
+    uint32_t t = __atomic_add_fetch(&s->tick, 1, __ATOMIC_RELAXED);
+    return p->sample_every && t % p->sample_every == 0 ? HCRT_TP_TIMED
+                                                       : HCRT_TP_PLAIN;
+}
+
+void hcrt__tp_site_time(hcrt_tp_site_t *s, uint64_t ns)
+{
+    hcrt__tp_mean_add(&s->ns, (double)ns);
+    __atomic_add_fetch(&s->timed, 1, __ATOMIC_RELAXED);
+}
+
+int hcrt__tp_region_spread(hcrt_tp_region_t *r)
+{
+    if (r->calls == 0)
+        return 1; /* the first call tries */
+    if (r->hold > 0) {
+        r->hold--;
+        return 0;
+    }
+    return 1;
+}
+
+static void ewma(double *avg, double v)
+{
+    *avg = *avg > 0 ? *avg + EWMA_ALPHA * (v - *avg) : v;
+}
+
+int hcrt__tp_region_end(hcrt_tp_region_t *r, int spread, uint64_t wall_ns,
+                        uint64_t remote_ns, const hcrt_tp_params_t *p)
+{
+    r->calls++;
+    r->last_spread = spread;
+    if (!spread) {
+        ewma(&r->head_ns, (double)wall_ns);
+        return 0;
+    }
+    r->spread_calls++;
+    ewma(&r->spread_ns, (double)wall_ns);
+    int pays = (double)remote_ns >= p->min_share * (double)wall_ns &&
+               !(r->head_ns > 0 && (double)wall_ns > SLOWER * r->head_ns);
+    if (pays) {
+        r->misses = 0;
+        return 0;
+    }
+    uint32_t shift = r->misses < MAX_HOLD_SHIFT ? r->misses : MAX_HOLD_SHIFT;
+    r->misses++;
+    r->hold = p->refresh << shift;
+    return 1;
+}
