@@ -26,6 +26,7 @@
 #include "base/stats.h"
 #include "base/wait.h"
 #include "dsm/dsm.h"
+#include "libhcrt/dreduce.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
 #include "libhcrt/fault/fault.h"
@@ -171,6 +172,7 @@ static void stats_sections_init(void)
     hcrt__registry_stats_init();
     hcrt__loops_stats_init();
     hcrt__target_stats_init();
+    hcrt__dr_stats_init();
 }
 
 static void on_exit_handler(int status, void *arg);
@@ -192,6 +194,7 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
     hcrt__log_set_identity(rank, hcrt__hostname());
     if (size > 1) /* heartbeats and probes from here on (fault/) */
         hcrt__fault_init(comm);
+    hcrt__dr_init(comm); /* the dynamic reduction's communicator */
     /* Same binary and settings everywhere, then the DSM (cluster mode). */
     if (mode == MODE_MAIN && size > 1) {
         hcrt__cluster_check_binary(cluster_wanted);
