@@ -61,17 +61,34 @@ HCRT_EXPORT const char *hcrt_version(void);
  */
 
 typedef enum hcrt_type {
-    HCRT_INT8, HCRT_UINT8, HCRT_INT16, HCRT_UINT16, HCRT_INT32, HCRT_UINT32,
-    HCRT_INT64, HCRT_UINT64, HCRT_FLOAT, HCRT_DOUBLE, HCRT_LONG_DOUBLE,
-    HCRT_FLOAT_COMPLEX, HCRT_DOUBLE_COMPLEX,
+    HCRT_INT8,
+    HCRT_UINT8,
+    HCRT_INT16,
+    HCRT_UINT16,
+    HCRT_INT32,
+    HCRT_UINT32,
+    HCRT_INT64,
+    HCRT_UINT64,
+    HCRT_FLOAT,
+    HCRT_DOUBLE,
+    HCRT_LONG_DOUBLE,
+    HCRT_FLOAT_COMPLEX,
+    HCRT_DOUBLE_COMPLEX,
     HCRT_TYPE_COUNT
 } hcrt_type_t;
 
 /* OpenMP's reduction operators ('-' reduces as '+'). Bitwise operators
  * take integer types; complex types take SUM and PROD. */
 typedef enum hcrt_op {
-    HCRT_OP_SUM, HCRT_OP_PROD, HCRT_OP_MIN, HCRT_OP_MAX, HCRT_OP_BAND,
-    HCRT_OP_BOR, HCRT_OP_BXOR, HCRT_OP_LAND, HCRT_OP_LOR,
+    HCRT_OP_SUM,
+    HCRT_OP_PROD,
+    HCRT_OP_MIN,
+    HCRT_OP_MAX,
+    HCRT_OP_BAND,
+    HCRT_OP_BOR,
+    HCRT_OP_BXOR,
+    HCRT_OP_LAND,
+    HCRT_OP_LOR,
     HCRT_OP_COUNT
 } hcrt_op_t;
 
@@ -98,10 +115,9 @@ HCRT_EXPORT hcrt_status_t hcrt_reduce_start(const void *sendbuf, void *recvbuf,
                                             hcrt_op_t op, int root,
                                             hcrt_future_t **future);
 /* The same with a user operator over elements of `size` bytes. */
-HCRT_EXPORT hcrt_status_t
-hcrt_reduce_start_user(const void *sendbuf, void *recvbuf, size_t count,
-                       size_t size, hcrt_reduce_op_cb op, void *arg, int root,
-                       hcrt_future_t **future);
+HCRT_EXPORT hcrt_status_t hcrt_reduce_start_user(
+    const void *sendbuf, void *recvbuf, size_t count, size_t size,
+    hcrt_reduce_op_cb op, void *arg, int root, hcrt_future_t **future);
 /* *done = 1 once the reduction ended on this rank (then wait returns at
  * once). */
 HCRT_EXPORT hcrt_status_t hcrt_future_test(hcrt_future_t *future, int *done);

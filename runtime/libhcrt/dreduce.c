@@ -15,9 +15,9 @@ pthread_mutex_t hcrt__dr_lock = PTHREAD_MUTEX_INITIALIZER;
 MPI_Comm hcrt__dr_comm = MPI_COMM_NULL;
 int hcrt__dr_rank, hcrt__dr_size = 1;
 
-static hcrt__dr_t *active;   /* this rank's instances not yet ended */
-static uint32_t next_id;     /* the k-th instance is the same everywhere */
-static dr_ctl_t *early;      /* TASK/GIVE/END before the local start */
+static hcrt__dr_t *active; /* this rank's instances not yet ended */
+static uint32_t next_id;   /* the k-th instance is the same everywhere */
+static dr_ctl_t *early;    /* TASK/GIVE/END before the local start */
 static int nearly, capearly;
 
 /* Control messages in flight (sent, not yet complete). */
@@ -111,8 +111,10 @@ static void give(hcrt__dr_t *r, int holder)
     const void *buf;
     size_t len;
     if (r->ops->give(r->ctx, &buf, &len) != HCRT_OK || len > INT32_MAX)
-        hcrt_fatal(HCRT_MOD_CORE, "a reduction's partial of %zu bytes "
-                                  "cannot be sent (at most 2 GiB)", len);
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "a reduction's partial of %zu bytes "
+                   "cannot be sent (at most 2 GiB)",
+                   len);
     r->act = ACT_GIVE;
     r->peer = holder;
     mpi_check(MPI_Isend(buf, (int)len, MPI_BYTE, holder, data_tag(r->id),
@@ -162,8 +164,10 @@ static void advance_fetch(hcrt__dr_t *r)
         r->rlen = (size_t)n;
         r->rbuf = malloc(r->rlen ? r->rlen : 1);
         if (!r->rbuf)
-            hcrt_fatal(HCRT_MOD_CORE, "out of memory in a reduction "
-                                      "(%zu bytes)", r->rlen);
+            hcrt_fatal(HCRT_MOD_CORE,
+                       "out of memory in a reduction "
+                       "(%zu bytes)",
+                       r->rlen);
         mpi_check(MPI_Imrecv(r->rbuf, n, MPI_BYTE, &msg, &r->req), "receive");
     }
     mpi_check(MPI_Test(&r->req, &flag, MPI_STATUS_IGNORE), "a test");
@@ -174,9 +178,13 @@ static void advance_fetch(hcrt__dr_t *r)
     free(r->rbuf);
     r->rbuf = NULL;
     r->act = ACT_NONE;
-    dr_ctl_t m = {.kind = CTL_DONE, .id = r->id, .rank = hcrt__dr_rank,
-                  .root = r->root, .a = r->task,
-                  .ns = (double)(hcrt__now_ns() - r->t0), .bytes = r->rlen};
+    dr_ctl_t m = {.kind = CTL_DONE,
+                  .id = r->id,
+                  .rank = hcrt__dr_rank,
+                  .root = r->root,
+                  .a = r->task,
+                  .ns = (double)(hcrt__now_ns() - r->t0),
+                  .bytes = r->rlen};
     hcrt__dr_send(hcrt__dr_sched_rank(r->id), &m);
 }
 
@@ -245,9 +253,8 @@ static void replay_early(hcrt__dr_t *r)
     }
 }
 
-hcrt_status_t hcrt__dr_start(const hcrt__dr_ops_t *ops, void *ctx,
-                             size_t bytes, uint64_t window, int root,
-                             hcrt__dr_t **out)
+hcrt_status_t hcrt__dr_start(const hcrt__dr_ops_t *ops, void *ctx, size_t bytes,
+                             uint64_t window, int root, hcrt__dr_t **out)
 {
     if (hcrt__dr_comm == MPI_COMM_NULL || root < 0 || root >= hcrt__dr_size)
         return HCRT_ERR_INVALID;
@@ -261,8 +268,12 @@ hcrt_status_t hcrt__dr_start(const hcrt__dr_ops_t *ops, void *ctx,
     r->id = next_id++;
     r->next = active;
     active = r;
-    dr_ctl_t m = {.kind = CTL_READY, .id = r->id, .rank = hcrt__dr_rank,
-                  .root = root, .bytes = bytes, .window = window};
+    dr_ctl_t m = {.kind = CTL_READY,
+                  .id = r->id,
+                  .rank = hcrt__dr_rank,
+                  .root = root,
+                  .bytes = bytes,
+                  .window = window};
     hcrt__dr_send(hcrt__dr_sched_rank(r->id), &m);
     replay_early(r);
     progress_locked();
@@ -286,8 +297,8 @@ int hcrt__dr_test(hcrt__dr_t *r, hcrt_status_t *status)
 
 hcrt_status_t hcrt__dr_wait(hcrt__dr_t *r)
 {
-    hcrt_wait_t w = {.what = "a dynamic reduction", .peer = HCRT_WAIT_ANY,
-                     .busy = 1};
+    hcrt_wait_t w = {
+        .what = "a dynamic reduction", .peer = HCRT_WAIT_ANY, .busy = 1};
     hcrt_wait_state_t ws;
     hcrt_status_t st = HCRT_OK;
     hcrt__wait_begin(&ws);

@@ -41,9 +41,8 @@ void hcrt__dr_init(MPI_Comm world);
  * size (for the performance counter), `window` what the OpenMP decision
  * for the site's next reduction looks at (its largest over the ranks),
  * `root` gets the result. */
-hcrt_status_t hcrt__dr_start(const hcrt__dr_ops_t *ops, void *ctx,
-                             size_t bytes, uint64_t window, int root,
-                             hcrt__dr_t **out);
+hcrt_status_t hcrt__dr_start(const hcrt__dr_ops_t *ops, void *ctx, size_t bytes,
+                             uint64_t window, int root, hcrt__dr_t **out);
 /* 1 when the instance ended on this rank (root: its partial is the
  * result), with *status: HCRT_OK, or why not. Makes progress. */
 int hcrt__dr_test(hcrt__dr_t *r, hcrt_status_t *status);

@@ -10,9 +10,9 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "libhcrt/core.h"
 #include "libhcrt/dreduce.h"
 #include "libhcrt/dreduce_api.h"
-#include "libhcrt/core.h"
 #include "libhcrt/runtime.h"
 
 struct hcrt_future {
@@ -101,23 +101,22 @@ HCRT_EXPORT hcrt_status_t hcrt_reduce_start(const void *sendbuf, void *recvbuf,
     hcrt_future_t *f = calloc(1, sizeof *f);
     if (!f)
         return HCRT_ERR_NOMEM;
-    *f = (hcrt_future_t){.send = sendbuf, .count = count, .size = size,
-                         .type = type, .op = op};
+    *f = (hcrt_future_t){
+        .send = sendbuf, .count = count, .size = size, .type = type, .op = op};
     return start(f, recvbuf, root, future);
 }
 
-HCRT_EXPORT hcrt_status_t
-hcrt_reduce_start_user(const void *sendbuf, void *recvbuf, size_t count,
-                       size_t size, hcrt_reduce_op_cb op, void *arg, int root,
-                       hcrt_future_t **future)
+HCRT_EXPORT hcrt_status_t hcrt_reduce_start_user(
+    const void *sendbuf, void *recvbuf, size_t count, size_t size,
+    hcrt_reduce_op_cb op, void *arg, int root, hcrt_future_t **future)
 {
     if (!future || !size || !op)
         return HCRT_ERR_INVALID;
     hcrt_future_t *f = calloc(1, sizeof *f);
     if (!f)
         return HCRT_ERR_NOMEM;
-    *f = (hcrt_future_t){.send = sendbuf, .count = count, .size = size,
-                         .user = op, .arg = arg};
+    *f = (hcrt_future_t){
+        .send = sendbuf, .count = count, .size = size, .user = op, .arg = arg};
     return start(f, recvbuf, root, future);
 }
 

@@ -68,7 +68,8 @@ void hcrt__dr_omp_learn(const hcrt_ident_t *loc, int dynamic)
         return;
     uint64_t k = key_of(loc);
     unsigned i = (unsigned)(k % NSITES);
-    if (site_key[i] == k && site_mode[i] != dynamic)
+    int before = site_key[i] == k && site_mode[i]; /* a new site: tree */
+    if (before != (dynamic != 0))
         n_switch++;
     site_key[i] = k;
     site_mode[i] = (uint8_t)(dynamic != 0);
@@ -125,8 +126,7 @@ static void omp_poll(void *ctx)
     c->next_check = hcrt__now_ns() + 1000000;
 }
 
-static const hcrt__dr_ops_t omp_ops = {omp_give, omp_given, omp_fold,
-                                       omp_poll};
+static const hcrt__dr_ops_t omp_ops = {omp_give, omp_given, omp_fold, omp_poll};
 
 void hcrt__dr_omp_reduce(hcrt_ident_t *loc, void *data, size_t size,
                          hcrt_reduce_fn_t fn)
@@ -142,8 +142,10 @@ void hcrt__dr_omp_reduce(hcrt_ident_t *loc, void *data, size_t size,
         int lost;
         const char *why;
         hcrt__dr_outcome(r, &lost, NULL, &why);
-        hcrt_fatal(HCRT_MOD_CORE, "an OpenMP reduction across nodes failed "
-                   "(%s): %s, rank %d", hcrt_strerror(st), why, lost);
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "an OpenMP reduction across nodes failed "
+                   "(%s): %s, rank %d",
+                   hcrt_strerror(st), why, lost);
     }
     n_dynamic++;
     hcrt__dr_omp_learn(loc, hcrt__dr_hint(r));

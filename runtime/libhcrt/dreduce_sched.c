@@ -41,8 +41,10 @@ static dr_sched_t *get(uint32_t id, int root)
         hcrt_fatal(HCRT_MOD_CORE, "out of memory in a reduction");
     dr_sched_t *s = calloc(1, sizeof *s);
     if (!s || hcrt__dred_init(&s->d, hcrt__dr_size, root, &perf) != HCRT_OK)
-        hcrt_fatal(HCRT_MOD_CORE, "reduction %u: root %d is not a rank of "
-                   "%d, or out of memory", id, root, hcrt__dr_size);
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "reduction %u: root %d is not a rank of "
+                   "%d, or out of memory",
+                   id, root, hcrt__dr_size);
     s->id = id, s->root = root;
     s->start_ns = hcrt__now_ns();
     s->next = scheds;
@@ -64,12 +66,16 @@ static void forget(dr_sched_t *s)
 static void finish(dr_sched_t *s)
 {
     hcrt__dred_t *d = &s->d;
-    hcrt_status_t st = d->state == HCRT_DRED_DONE ? HCRT_OK
-                                                  : HCRT_ERR_NODE_FAILED;
+    hcrt_status_t st =
+        d->state == HCRT_DRED_DONE ? HCRT_OK : HCRT_ERR_NODE_FAILED;
     int hint = hcrt__dr_omp_decide(s->max_window, hcrt__dred_perf_spread(&perf),
                                    (double)(s->last_ns - s->first_ns));
-    dr_ctl_t m = {.kind = CTL_END, .id = s->id, .root = s->root,
-                  .a = d->lost_rank, .b = hint, .status = st,
+    dr_ctl_t m = {.kind = CTL_END,
+                  .id = s->id,
+                  .root = s->root,
+                  .a = d->lost_rank,
+                  .b = hint,
+                  .status = st,
                   .extra = d->recovered};
     s->ended = 1;
     hcrt__dr_stats_note(s, st, (double)(hcrt__now_ns() - s->start_ns) * 1e-9);
@@ -85,10 +91,13 @@ static void dispatch(dr_sched_t *s)
 {
     hcrt__dred_task_t t;
     while (hcrt__dred_next(&s->d, &t)) {
-        dr_ctl_t task = {.kind = CTL_TASK, .id = s->id, .root = s->root,
-                         .a = t.id, .b = t.giver};
-        dr_ctl_t give = {.kind = CTL_GIVE, .id = s->id, .root = s->root,
-                         .a = t.holder};
+        dr_ctl_t task = {.kind = CTL_TASK,
+                         .id = s->id,
+                         .root = s->root,
+                         .a = t.id,
+                         .b = t.giver};
+        dr_ctl_t give = {
+            .kind = CTL_GIVE, .id = s->id, .root = s->root, .a = t.holder};
         hcrt__dr_send(t.giver, &give); /* the data starts moving first */
         hcrt__dr_send(t.holder, &task);
     }

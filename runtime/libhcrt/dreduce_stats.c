@@ -52,8 +52,8 @@ void hcrt__dr_stats_note(const dr_sched_t *s, int status, double secs)
     total_secs += secs;
     if (!hcrt__stats_on)
         return;
-    *r = (dr_rec_t){s->id, s->root, status, s->d.recovered, s->d.nlog,
-                    s->bytes, secs, ""};
+    *r = (dr_rec_t){s->id,     s->root,  status, s->d.recovered,
+                    s->d.nlog, s->bytes, secs,   ""};
     tree_text(&s->d, r->tree, sizeof r->tree);
 }
 
@@ -71,10 +71,9 @@ static int print(FILE *out, void *arg)
     uint64_t first = n_ended > DR_KEEP ? n_ended - DR_KEEP : 0;
     for (uint64_t i = first; i < n_ended; i++) {
         const dr_rec_t *r = &recs[i % DR_KEEP];
-        fprintf(out,
-                "  #%u root %d %" PRIu64 " B %.6f s %s recovered %d: %s\n",
-                r->id, r->root, r->bytes, r->secs,
-                r->status ? "FAILED" : "ok", r->recovered, r->tree);
+        fprintf(out, "  #%u root %d %" PRIu64 " B %.6f s %s recovered %d: %s\n",
+                r->id, r->root, r->bytes, r->secs, r->status ? "FAILED" : "ok",
+                r->recovered, r->tree);
     }
     return n_ended > 0 || dyn > 0;
 }

@@ -17,11 +17,30 @@
 
 static int rank, nranks;
 
-static const char *tname[] = {"i8",  "u8",     "i16",   "u16",    "i32",
-                              "u32", "i64",    "u64",   "float",  "double",
-                              "long double", "float complex", "double complex"};
-static const size_t tsize[] = {1, 1, 2, 2, 4, 4, 8, 8, sizeof(float),
-                               sizeof(double), sizeof(long double),
+static const char *tname[] = {"i8",
+                              "u8",
+                              "i16",
+                              "u16",
+                              "i32",
+                              "u32",
+                              "i64",
+                              "u64",
+                              "float",
+                              "double",
+                              "long double",
+                              "float complex",
+                              "double complex"};
+static const size_t tsize[] = {1,
+                               1,
+                               2,
+                               2,
+                               4,
+                               4,
+                               8,
+                               8,
+                               sizeof(float),
+                               sizeof(double),
+                               sizeof(long double),
                                sizeof(float _Complex),
                                sizeof(double _Complex)};
 
@@ -53,34 +72,59 @@ static long long gen(int t, int op, int r, int k, size_t i)
     switch (op) {
     case HCRT_OP_PROD:
         return 1 + (long long)(h % 3);
-    case HCRT_OP_BAND: case HCRT_OP_BOR: case HCRT_OP_BXOR:
+    case HCRT_OP_BAND:
+    case HCRT_OP_BOR:
+    case HCRT_OP_BXOR:
         return (long long)(h & 0x7f);
-    case HCRT_OP_LAND: case HCRT_OP_LOR:
+    case HCRT_OP_LAND:
+    case HCRT_OP_LOR:
         return (long long)(h % 5 == 0 ? 0 : h % 3);
     default:
         /* negative values only where the type has them */
-        return (long long)(h % 40) -
-               (t == HCRT_UINT8 || t == HCRT_UINT16 || t == HCRT_UINT32 ||
-                        t == HCRT_UINT64
-                    ? 0
-                    : 20);
+        return (long long)(h % 40) - (t == HCRT_UINT8 || t == HCRT_UINT16 ||
+                                              t == HCRT_UINT32 ||
+                                              t == HCRT_UINT64
+                                          ? 0
+                                          : 20);
     }
 }
 
 static void put(int t, void *p, size_t i, long long v, long long im)
 {
     switch (t) {
-    case HCRT_INT8: ((int8_t *)p)[i] = (int8_t)v; break;
-    case HCRT_UINT8: ((uint8_t *)p)[i] = (uint8_t)v; break;
-    case HCRT_INT16: ((int16_t *)p)[i] = (int16_t)v; break;
-    case HCRT_UINT16: ((uint16_t *)p)[i] = (uint16_t)v; break;
-    case HCRT_INT32: ((int32_t *)p)[i] = (int32_t)v; break;
-    case HCRT_UINT32: ((uint32_t *)p)[i] = (uint32_t)v; break;
-    case HCRT_INT64: ((int64_t *)p)[i] = v; break;
-    case HCRT_UINT64: ((uint64_t *)p)[i] = (uint64_t)v; break;
-    case HCRT_FLOAT: ((float *)p)[i] = (float)v; break;
-    case HCRT_DOUBLE: ((double *)p)[i] = (double)v; break;
-    case HCRT_LONG_DOUBLE: ((long double *)p)[i] = (long double)v; break;
+    case HCRT_INT8:
+        ((int8_t *)p)[i] = (int8_t)v;
+        break;
+    case HCRT_UINT8:
+        ((uint8_t *)p)[i] = (uint8_t)v;
+        break;
+    case HCRT_INT16:
+        ((int16_t *)p)[i] = (int16_t)v;
+        break;
+    case HCRT_UINT16:
+        ((uint16_t *)p)[i] = (uint16_t)v;
+        break;
+    case HCRT_INT32:
+        ((int32_t *)p)[i] = (int32_t)v;
+        break;
+    case HCRT_UINT32:
+        ((uint32_t *)p)[i] = (uint32_t)v;
+        break;
+    case HCRT_INT64:
+        ((int64_t *)p)[i] = v;
+        break;
+    case HCRT_UINT64:
+        ((uint64_t *)p)[i] = (uint64_t)v;
+        break;
+    case HCRT_FLOAT:
+        ((float *)p)[i] = (float)v;
+        break;
+    case HCRT_DOUBLE:
+        ((double *)p)[i] = (double)v;
+        break;
+    case HCRT_LONG_DOUBLE:
+        ((long double *)p)[i] = (long double)v;
+        break;
     case HCRT_FLOAT_COMPLEX:
         ((float _Complex *)p)[i] = (float)v + (float)im * I;
         break;
@@ -100,15 +144,32 @@ static void reference(int t, int op, int k, size_t n, void *out)
             long long v = gen(t, op, r, k, i);
             long double _Complex cv = v + gen(t, op, r, k + 1000, i) * I;
             switch (op) {
-            case HCRT_OP_SUM: acc += v, c += cv; break;
-            case HCRT_OP_PROD: acc *= v, c *= cv; break;
-            case HCRT_OP_MIN: acc = v < acc ? v : acc; break;
-            case HCRT_OP_MAX: acc = v > acc ? v : acc; break;
-            case HCRT_OP_BAND: acc &= v; break;
-            case HCRT_OP_BOR: acc |= v; break;
-            case HCRT_OP_BXOR: acc ^= v; break;
-            case HCRT_OP_LAND: acc = acc && v; break;
-            default: acc = acc || v;
+            case HCRT_OP_SUM:
+                acc += v, c += cv;
+                break;
+            case HCRT_OP_PROD:
+                acc *= v, c *= cv;
+                break;
+            case HCRT_OP_MIN:
+                acc = v < acc ? v : acc;
+                break;
+            case HCRT_OP_MAX:
+                acc = v > acc ? v : acc;
+                break;
+            case HCRT_OP_BAND:
+                acc &= v;
+                break;
+            case HCRT_OP_BOR:
+                acc |= v;
+                break;
+            case HCRT_OP_BXOR:
+                acc ^= v;
+                break;
+            case HCRT_OP_LAND:
+                acc = acc && v;
+                break;
+            default:
+                acc = acc || v;
             }
         }
         if (is_complex(t))
@@ -165,8 +226,7 @@ static void one_check(one_t *o)
                 same &= ((long double *)want)[i] == ((long double *)o->recv)[i];
         else
             same = !memcmp(want, o->recv, o->n * tsize[o->t]);
-        CHECKF(same,
-               "%s op %d n %zu root %d: wrong result at %d ranks",
+        CHECKF(same, "%s op %d n %zu root %d: wrong result at %d ranks",
                tname[o->t], o->op, o->n, o->root, nranks);
         free(want);
     }
@@ -199,9 +259,14 @@ static void test_concurrent(void)
     enum { N = 24 };
     one_t o[N];
     for (int i = 0; i < N; i++) {
-        o[i] = (one_t){i % HCRT_TYPE_COUNT, i % 2 ? HCRT_OP_SUM : HCRT_OP_MAX,
-                       5000 + i, (i + 1) % nranks, 1000 + 3000 * (size_t)i,
-                       0, 0, 0};
+        o[i] = (one_t){i % HCRT_TYPE_COUNT,
+                       i % 2 ? HCRT_OP_SUM : HCRT_OP_MAX,
+                       5000 + i,
+                       (i + 1) % nranks,
+                       1000 + 3000 * (size_t)i,
+                       0,
+                       0,
+                       0};
         if (is_complex(o[i].t))
             o[i].op = HCRT_OP_SUM;
         delay(i);
@@ -242,8 +307,8 @@ static void test_user(void)
         hcrt_future_t *f;
         hcrt_reduce_status_t st;
         delay(root + 77);
-        CHECK_EQ(hcrt_reduce_start_user(in, out, N, sizeof(maxloc_t),
-                                        maxloc_op, &calls, root, &f),
+        CHECK_EQ(hcrt_reduce_start_user(in, out, N, sizeof(maxloc_t), maxloc_op,
+                                        &calls, root, &f),
                  HCRT_OK);
         CHECK_EQ(hcrt_future_wait(f, &st), HCRT_OK);
         if (rank != root)
@@ -277,8 +342,7 @@ static void test_invalid(void)
     CHECK_EQ(hcrt_reduce_start(&d, &d, 1, HCRT_TYPE_COUNT, HCRT_OP_SUM, 0, &f),
              HCRT_ERR_INVALID);
     /* in place at the root */
-    CHECK_EQ(hcrt_reduce(&d, &d, 1, HCRT_DOUBLE, HCRT_OP_SUM, nranks - 1,
-                         NULL),
+    CHECK_EQ(hcrt_reduce(&d, &d, 1, HCRT_DOUBLE, HCRT_OP_SUM, nranks - 1, NULL),
              HCRT_OK);
     if (rank == nranks - 1)
         CHECK_DEQ(d, nranks);
