@@ -28,6 +28,44 @@ typedef struct outmsg {
 } outmsg_t;
 static outmsg_t *outbox;
 
+/* Receive buffers are reused: a fresh malloc of megabytes per fold costs
+ * a page fault per page (and a free unmaps it again). */
+#define SPARES 4
+static void *spare[SPARES];
+static size_t spare_cap[SPARES];
+
+static void *rbuf_get(size_t len, size_t *cap)
+{
+    for (int i = 0; i < SPARES; i++)
+        if (spare[i] && spare_cap[i] >= len) {
+            void *p = spare[i];
+            *cap = spare_cap[i];
+            spare[i] = NULL;
+            return p;
+        }
+    *cap = len ? len : 1;
+    return malloc(*cap);
+}
+
+static void rbuf_put(void *p, size_t cap)
+{
+    int small = 0;
+    for (int i = 0; i < SPARES; i++) {
+        if (!spare[i]) {
+            spare[i] = p, spare_cap[i] = cap;
+            return;
+        }
+        if (spare_cap[i] < spare_cap[small])
+            small = i;
+    }
+    if (spare_cap[small] < cap) { /* keep the larger ones */
+        free(spare[small]);
+        spare[small] = p, spare_cap[small] = cap;
+    } else {
+        free(p);
+    }
+}
+
 void hcrt__dr_init(MPI_Comm world)
 {
     MPI_Comm_dup(world, &hcrt__dr_comm);
@@ -162,7 +200,7 @@ static void advance_fetch(hcrt__dr_t *r)
             return;
         MPI_Get_count(&st, MPI_BYTE, &n);
         r->rlen = (size_t)n;
-        r->rbuf = malloc(r->rlen ? r->rlen : 1);
+        r->rbuf = rbuf_get(r->rlen, &r->rcap);
         if (!r->rbuf)
             hcrt_fatal(HCRT_MOD_CORE,
                        "out of memory in a reduction "
@@ -175,7 +213,7 @@ static void advance_fetch(hcrt__dr_t *r)
         return;
     if (r->ops->fold(r->ctx, r->rbuf, r->rlen) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "a reduction's fold failed");
-    free(r->rbuf);
+    rbuf_put(r->rbuf, r->rcap);
     r->rbuf = NULL;
     r->act = ACT_NONE;
     dr_ctl_t m = {.kind = CTL_DONE,

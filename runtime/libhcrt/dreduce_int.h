@@ -44,7 +44,7 @@ struct hcrt__dr {
     int act, task, peer; /* the action the scheduler gave this rank */
     MPI_Request req;
     void *rbuf;
-    size_t rlen;
+    size_t rlen, rcap;
     uint64_t t0, start_ns, end_ns;
     struct hcrt__dr *next;
 };
