@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "base/log.h"
+#include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
 #include "libhcrt/dreduce.h"
 #include "libhcrt/dreduce_api.h"
@@ -69,6 +70,16 @@ static hcrt_status_t start(hcrt_future_t *f, void *recvbuf, int root,
 {
     size_t bytes = f->count * f->size;
     hcrt__runtime_lazy_init();
+    if (hcrt__runtime_head_runs_main() && !hcrt__cluster_here()) {
+        hcrt_warn(HCRT_MOD_CORE,
+                  "hcrt_reduce_start called by the head's sequential code of "
+                  "a program built by hcc: only the head runs there, so the "
+                  "other ranks would never join; call it from every rank (an "
+                  "SPMD program linked with -lhcrt, or one thread per node "
+                  "inside a parallel region)");
+        free(f);
+        return HCRT_ERR_UNSUPPORTED;
+    }
     if (root < 0 || root >= hcrt__size() || (f->count && !f->send) ||
         (hcrt__rank() == root && f->count && !recvbuf) ||
         (f->size && f->count > SIZE_MAX / f->size)) {

@@ -228,6 +228,11 @@ out:
     return HCRT_OK;
 }
 
+int hcrt__runtime_head_runs_main(void)
+{
+    return mode == MODE_MAIN && size > 1;
+}
+
 void hcrt__runtime_lazy_init(void)
 {
     if (__atomic_load_n(&hcrt__ready, __ATOMIC_ACQUIRE))
