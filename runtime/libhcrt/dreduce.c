@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/bell.h"
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/wait.h"
@@ -14,6 +15,8 @@
 pthread_mutex_t hcrt__dr_lock = PTHREAD_MUTEX_INITIALIZER;
 MPI_Comm hcrt__dr_comm = MPI_COMM_NULL;
 int hcrt__dr_rank, hcrt__dr_size = 1;
+
+#define DR_IDLE_SPIN_NS 1000000 /* yield this long, then nap (bell.h) */
 
 static hcrt__dr_t *active; /* this rank's instances not yet ended */
 static uint32_t next_id;   /* the k-th instance is the same everywhere */
@@ -34,7 +37,7 @@ static outmsg_t *outbox;
 static void *spare[SPARES];
 static size_t spare_cap[SPARES];
 
-static void *rbuf_get(size_t len, size_t *cap)
+void *hcrt__dr_buf_get(size_t len, size_t *cap)
 {
     for (int i = 0; i < SPARES; i++)
         if (spare[i] && spare_cap[i] >= len) {
@@ -47,7 +50,7 @@ static void *rbuf_get(size_t len, size_t *cap)
     return malloc(*cap);
 }
 
-static void rbuf_put(void *p, size_t cap)
+void hcrt__dr_buf_put(void *p, size_t cap)
 {
     int small = 0;
     for (int i = 0; i < SPARES; i++) {
@@ -77,6 +80,13 @@ static void mpi_check(int rc, const char *what)
 {
     if (rc != MPI_SUCCESS)
         hcrt_fatal(HCRT_MOD_CORE, "dynamic reduction: %s failed", what);
+}
+
+void hcrt__dr_buf_release(void *p, size_t cap)
+{
+    pthread_mutex_lock(&hcrt__dr_lock);
+    hcrt__dr_buf_put(p, cap);
+    pthread_mutex_unlock(&hcrt__dr_lock);
 }
 
 void hcrt__dr_send(int to, const dr_ctl_t *m)
@@ -200,7 +210,7 @@ static void advance_fetch(hcrt__dr_t *r)
             return;
         MPI_Get_count(&st, MPI_BYTE, &n);
         r->rlen = (size_t)n;
-        r->rbuf = rbuf_get(r->rlen, &r->rcap);
+        r->rbuf = hcrt__dr_buf_get(r->rlen, &r->rcap);
         if (!r->rbuf)
             hcrt_fatal(HCRT_MOD_CORE,
                        "out of memory in a reduction "
@@ -213,7 +223,7 @@ static void advance_fetch(hcrt__dr_t *r)
         return;
     if (r->ops->fold(r->ctx, r->rbuf, r->rlen) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "a reduction's fold failed");
-    rbuf_put(r->rbuf, r->rcap);
+    hcrt__dr_buf_put(r->rbuf, r->rcap);
     r->rbuf = NULL;
     r->act = ACT_NONE;
     dr_ctl_t m = {.kind = CTL_DONE,

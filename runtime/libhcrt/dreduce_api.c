@@ -14,14 +14,16 @@
 #include "libhcrt/core.h"
 #include "libhcrt/dreduce.h"
 #include "libhcrt/dreduce_api.h"
+#include "libhcrt/dreduce_int.h"
 #include "libhcrt/runtime.h"
 
 struct hcrt_future {
     hcrt__dr_t *dr;
     const void *send;
-    void *acc; /* the partial once it differs from send */
-    int own_acc;
-    size_t count, size;
+    void *acc;  /* the partial once it differs from send */
+    void *recv; /* the root's: its first fold writes there */
+    int own_acc, is_root;
+    size_t count, size, acc_cap;
     hcrt_type_t type;
     hcrt_op_t op;
     hcrt_reduce_op_cb user;
@@ -46,11 +48,15 @@ static hcrt_status_t api_fold(void *ctx, void *in, size_t len)
                    "same count and type",
                    len, f->count * f->size, f->count, f->size);
     const void *a = f->acc;
-    if (!f->acc) {
-        f->acc = malloc(len ? len : 1);
-        if (!f->acc)
-            return HCRT_ERR_NOMEM;
-        f->own_acc = 1;
+    if (!f->acc) { /* the first fold: send op in, written out of place */
+        if (f->is_root) {
+            f->acc = f->recv;
+        } else {
+            f->acc = hcrt__dr_buf_get(len, &f->acc_cap);
+            if (!f->acc)
+                return HCRT_ERR_NOMEM;
+            f->own_acc = 1;
+        }
         a = f->send;
     }
     if (f->user) {
@@ -86,11 +92,8 @@ static hcrt_status_t start(hcrt_future_t *f, void *recvbuf, int root,
         free(f);
         return HCRT_ERR_INVALID;
     }
-    if (hcrt__rank() == root) {
-        if (recvbuf != f->send)
-            memcpy(recvbuf, f->send, bytes);
-        f->acc = recvbuf;
-    }
+    f->is_root = hcrt__rank() == root;
+    f->recv = recvbuf;
     hcrt_status_t st = hcrt__dr_start(&api_ops, f, bytes, bytes, root, &f->dr);
     if (st != HCRT_OK) {
         free(f);
@@ -145,6 +148,10 @@ HCRT_EXPORT hcrt_status_t hcrt_future_wait(hcrt_future_t *future,
     if (!future)
         return HCRT_ERR_INVALID;
     hcrt_status_t st = hcrt__dr_wait(future->dr);
+    /* a root that folded nothing (one rank) still owes the result */
+    if (st == HCRT_OK && future->is_root && !future->acc &&
+        future->recv != future->send)
+        memcpy(future->recv, future->send, future->count * future->size);
     if (status) {
         status->status = st;
         hcrt__dr_outcome(future->dr, &status->lost_rank, &status->recovered,
@@ -152,7 +159,7 @@ HCRT_EXPORT hcrt_status_t hcrt_future_wait(hcrt_future_t *future,
     }
     hcrt__dr_free(future->dr);
     if (future->own_acc)
-        free(future->acc);
+        hcrt__dr_buf_release(future->acc, future->acc_cap);
     free(future);
     return st;
 }

@@ -62,6 +62,13 @@ extern pthread_mutex_t hcrt__dr_lock;
 extern MPI_Comm hcrt__dr_comm;
 extern int hcrt__dr_rank, hcrt__dr_size;
 
+/* Buffers of at least len bytes (*cap: their size), reused: a fresh
+ * multi-MiB malloc costs a page fault per page. get/put with the lock
+ * held (folds run under it), release without. */
+void *hcrt__dr_buf_get(size_t len, size_t *cap);
+void hcrt__dr_buf_put(void *p, size_t cap);
+void hcrt__dr_buf_release(void *p, size_t cap);
+
 /* Sends a control message (to itself: handled at once). */
 void hcrt__dr_send(int to, const dr_ctl_t *m);
 /* The scheduler's handling of READY / DONE / FAILED. */
