@@ -7,7 +7,7 @@
 // (Scalars only: array sections whose private copies are DSM memory lose
 // an update now and then under heavy load with the tree alone too, on
 // main as well; reported, not fixed here.)
-// RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh --env HCRT_REDUCE_LATE_US=1000 --stats 'OpenMP reductions by it [1-9][0-9]*, site decisions changed [1-9]' %s %t
+// RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh --threads 2 --env HCRT_REDUCE_LATE_US=1000 --stats 'OpenMP reductions by it [1-9][0-9]*, site decisions changed [1-9]' %s %t
 #include <omp.h>
 #include <stdio.h>
 #include <unistd.h>

@@ -7,8 +7,9 @@
 // (the statistics say so), or with HCRT_REDUCE_DYNAMIC=always the
 // dynamic reduction; -latomic: clang's atomic path for complex.
 // RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh --libs -latomic --stats 'cluster reductions [1-9][0-9]* by a cross-node tree, 0 under' %s %t
-// The same through the dynamic reduction (docs/reduce.md):
-// RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh --libs -latomic --env HCRT_REDUCE_DYNAMIC=always --stats 'OpenMP reductions by it [1-9]' %s %t.dyn
+// The same through the dynamic reduction (docs/reduce.md), 2 threads per
+// rank (the node-local combine too):
+// RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh --threads 2 --libs -latomic --env HCRT_REDUCE_DYNAMIC=always --stats 'OpenMP reductions by it [1-9]' %s %t.dyn
 #include <complex.h>
 #include <omp.h>
 #include <stdio.h>
