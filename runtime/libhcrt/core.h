@@ -26,6 +26,9 @@ extern int hcrt__ready;
 /* Initialises the runtime for a program whose main was not built by hcc
  * (a C test, a library user): MPI is brought up and torn down at exit. */
 void hcrt__runtime_lazy_init(void);
+/* 1 in a program whose main hcc built, on several ranks: only the head
+ * runs main (the workers run regions). */
+int hcrt__runtime_head_runs_main(void);
 static inline void hcrt__runtime_ensure(void)
 {
     if (HCRT_UNLIKELY(!hcrt__ready))

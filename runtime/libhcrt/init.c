@@ -28,6 +28,7 @@
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
+#include "libhcrt/dreduce.h"
 #include "libhcrt/fault/fault.h"
 #include "libhcrt/heap.h"
 #include "libhcrt/observe.h"
@@ -172,6 +173,7 @@ static void stats_sections_init(void)
     hcrt__registry_stats_init();
     hcrt__loops_stats_init();
     hcrt__target_stats_init();
+    hcrt__dr_stats_init();
 }
 
 static void on_exit_handler(int status, void *arg);
@@ -193,6 +195,7 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
     hcrt__log_set_identity(rank, hcrt__hostname());
     if (size > 1) /* heartbeats and probes from here on (fault/) */
         hcrt__fault_init(comm);
+    hcrt__dr_init(comm); /* the dynamic reduction's communicator */
     /* Same binary and settings everywhere, then the DSM (cluster mode). */
     if (mode == MODE_MAIN && size > 1) {
         hcrt__cluster_check_binary(cluster_wanted);
@@ -227,6 +230,11 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
 out:
     pthread_mutex_unlock(&init_lock);
     return HCRT_OK;
+}
+
+int hcrt__runtime_head_runs_main(void)
+{
+    return mode == MODE_MAIN && size > 1;
 }
 
 void hcrt__runtime_lazy_init(void)

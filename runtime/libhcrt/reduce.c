@@ -17,7 +17,9 @@
  *      the parent acquires, folds the child's private copies (DSM memory:
  *      the pass moves private copies whose address escapes into the DSM
  *      stack arena, so the parent reads them by address) and answers, so
- *      the child's copies stay alive until they are read;
+ *      the child's copies stay alive until they are read; or, for large
+ *      partials or when a node was measured slow or late, the dynamic
+ *      reduction (dreduce_omp.c, docs/reduce.md) with the same partials;
  *   3. rank 0's thread 0 returns 1 and the program's code combines the
  *      total into the shared variables; everyone else returns 0. A second
  *      node barrier keeps the other threads' copies alive until step 1 is
@@ -40,6 +42,8 @@
 #include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
+#include "libhcrt/dreduce.h"
+#include "libhcrt/dreduce_omp.h"
 #include "libhcrt/fault/fault.h"
 #include "libhcrt/runtime.h"
 
@@ -135,22 +139,35 @@ static void send_to(hcrt_ident_t *loc, const void *buf, int n, MPI_Datatype t,
 /* A partial result on the wire: the reduce list, then a copy of the
  * sender's stack from its lowest private copy up to the stack's end (the
  * variables' sizes are not in the ABI, but each lies inside that window).
- * Words pointing elsewhere (DSM memory, VLA sizes) travel as they are. */
+ * Words pointing elsewhere (DSM memory, VLA sizes) travel as they are.
+ * The tree's messages also carry what its root decides the site's next
+ * scheme by (dreduce_omp.c): the largest partial in the sender's subtree
+ * and the longest any rank in it waited for its children. */
 typedef struct red_hdr {
     uint64_t base, len, list;
+    uint64_t win, late_ns;
 } red_hdr_t;
 
-static void send_partial(hcrt_ident_t *loc, void *data, size_t size, int to,
-                         int tag)
+static uintptr_t lowest_copy(void *data, size_t size)
 {
     uintptr_t *w = data, lo = UINTPTR_MAX;
-    size_t nw = size / sizeof(void *);
-
     stack_bounds();
-    for (size_t i = 0; i < nw; i++)
+    for (size_t i = 0; i < size / sizeof(void *); i++)
         if (w[i] >= stk_lo && w[i] < stk_hi && w[i] < lo)
             lo = w[i];
-    red_hdr_t h = {lo, lo == UINTPTR_MAX ? 0 : stk_hi - lo, size};
+    return lo;
+}
+
+size_t hcrt__reduce_window(void *data, size_t size)
+{
+    uintptr_t lo = lowest_copy(data, size);
+    return sizeof(red_hdr_t) + size + (lo == UINTPTR_MAX ? 0 : stk_hi - lo);
+}
+
+size_t hcrt__reduce_pack(void *data, size_t size, void **out)
+{
+    uintptr_t lo = lowest_copy(data, size);
+    red_hdr_t h = {lo, lo == UINTPTR_MAX ? 0 : stk_hi - lo, size, 0, 0};
     char *msg = malloc(sizeof h + size + h.len);
     if (!msg)
         hcrt_fatal(HCRT_MOD_CORE, "out of memory in a reduction");
@@ -158,13 +175,39 @@ static void send_partial(hcrt_ident_t *loc, void *data, size_t size, int to,
     memcpy(msg + sizeof h, data, size);
     memcpy(msg + sizeof h + size, (void *)lo, h.len);
     hcrt__dsm_release(); /* for private copies in DSM memory */
-    send_to(loc, msg, (int)(sizeof h + size + h.len), MPI_BYTE, to, tag);
+    *out = msg;
+    return sizeof h + size + h.len;
+}
+
+void hcrt__reduce_unpack_fold(void *data, hcrt_reduce_fn_t fn, void *msg)
+{
+    red_hdr_t h;
+    memcpy(&h, msg, sizeof h);
+    uintptr_t *w = (uintptr_t *)((char *)msg + sizeof h);
+    char *win = (char *)msg + sizeof h + h.list;
+    for (size_t i = 0; i < h.list / sizeof(void *); i++)
+        if (h.len && w[i] >= h.base && w[i] < h.base + h.len)
+            w[i] = (uintptr_t)win + (w[i] - h.base);
+    hcrt__dsm_acquire();
+    fn(data, w);
+}
+
+static void send_partial(hcrt_ident_t *loc, void *data, size_t size, int to,
+                         int tag, uint64_t win, uint64_t late_ns)
+{
+    void *msg;
+    size_t n = hcrt__reduce_pack(data, size, &msg);
+    red_hdr_t *h = msg;
+    h->win = win > n ? win : n;
+    h->late_ns = late_ns;
+    send_to(loc, msg, (int)n, MPI_BYTE, to, tag);
     free(msg);
 }
 
-/* Receives a child's partial and folds it into `data` with `fn`. */
+/* Receives a child's partial and folds it into `data` with `fn`; raises
+ * *win and *late_ns to the child's subtree's. */
 static void fold_partial(hcrt_ident_t *loc, void *data, hcrt_reduce_fn_t fn,
-                         int from, int tag)
+                         int from, int tag, uint64_t *win, uint64_t *late_ns)
 {
     MPI_Request req;
     int n;
@@ -178,39 +221,49 @@ static void fold_partial(hcrt_ident_t *loc, void *data, hcrt_reduce_fn_t fn,
     wait_peer(loc, &req, from, tag, NULL, NULL);
     red_hdr_t h;
     memcpy(&h, msg, sizeof h);
-    uintptr_t *w = (uintptr_t *)(msg + sizeof h);
-    char *win = msg + sizeof h + h.list;
-    for (size_t i = 0; i < h.list / sizeof(void *); i++)
-        if (h.len && w[i] >= h.base && w[i] < h.base + h.len)
-            w[i] = (uintptr_t)win + (w[i] - h.base);
-    hcrt__dsm_acquire();
-    fn(data, w);
+    if (h.win > *win)
+        *win = h.win;
+    if (h.late_ns > *late_ns)
+        *late_ns = h.late_ns;
+    hcrt__reduce_unpack_fold(data, fn, msg);
     free(msg);
 }
 
-/* Step 2 on the node's thread 0: binomial tree towards rank 0. A child
- * waits for its parent's answer, so DSM-resident copies stay alive until
- * they were read. */
-static void cross_node_tree(hcrt_ident_t *loc, void *data, size_t size,
-                            hcrt_reduce_fn_t fn, int tag)
+/* Step 2 on the node's thread 0: binomial tree towards rank 0. A parent
+ * acks its children once its own parent acked it (the root: once all came
+ * in), with the root's choice of the site's next scheme, which it returns;
+ * so DSM-resident copies stay alive until they were read, and every rank
+ * learns the same choice. */
+static int cross_node_tree(hcrt_ident_t *loc, void *data, size_t size,
+                           hcrt_reduce_fn_t fn, int tag)
 {
     MPI_Comm comm = hcrt__cluster_reduce_comm();
-    int rank = hcrt__rank(), nodes = hcrt__size(), ack = 0;
+    int rank = hcrt__rank(), nodes = hcrt__size(), ack = 0, nkids = 0;
+    int kids[32];
+    uint64_t win = 0, late = 0, t0 = hcrt__now_ns();
     MPI_Request req;
 
     for (int step = 1; step < nodes; step <<= 1) {
         if (rank & step) { /* child: hand the partial to the parent */
-            send_partial(loc, data, size, rank - step, tag);
+            send_partial(loc, data, size, rank - step, tag, win, late);
             check(MPI_Irecv(&ack, 1, MPI_INT, rank - step, tag, comm, &req),
                   "receive");
             wait_peer(loc, &req, rank - step, tag, NULL, NULL);
-            return;
+            break;
         }
         if (rank + step >= nodes)
             continue;
-        fold_partial(loc, data, fn, rank + step, tag);
-        send_to(loc, &ack, 1, MPI_INT, rank + step, tag);
+        fold_partial(loc, data, fn, rank + step, tag, &win, &late);
+        kids[nkids++] = rank + step;
+        uint64_t waited = hcrt__now_ns() - t0;
+        if (waited > late)
+            late = waited;
     }
+    if (rank == 0)
+        ack = hcrt__dr_omp_decide(win, hcrt__dr_perf_spread(), (double)late);
+    for (int i = 0; i < nkids; i++)
+        send_to(loc, &ack, 1, MPI_INT, kids[i], tag);
+    return ack;
 }
 
 /* A thread that cancelled the loop skipped the reduction, and its barrier
@@ -246,8 +299,13 @@ static int32_t cluster_reduce(hcrt_ident_t *loc, int32_t gtid, size_t size,
         for (int i = 1; i < n; i++)
             fn(data, node_lists[i]);
         if (size % sizeof(void *) == 0) {
-            cross_node_tree(loc, data, size, fn, tag);
-            n_tree++;
+            if (hcrt__dr_omp_mode(loc)) { /* dreduce_omp.c */
+                hcrt__dr_omp_reduce(loc, data, size, fn);
+            } else {
+                hcrt__dr_omp_learn(loc,
+                                   cross_node_tree(loc, data, size, fn, tag));
+                n_tree++;
+            }
             ret = hcrt__rank() == 0;
         } else { /* not a list of words: not clang's or flang's layout */
             n_locked++;

@@ -4,8 +4,12 @@
 // reductions on `parallel` (not only loops) and nowait loops. The
 // operands are exact in floating point so the result does not depend on
 // the combining order. Every reduction must take the cross-node tree
-// (the statistics say so); -latomic: clang's atomic path for complex.
+// (the statistics say so), or with HCRT_REDUCE_DYNAMIC=always the
+// dynamic reduction; -latomic: clang's atomic path for complex.
 // RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh --libs -latomic --stats 'cluster reductions [1-9][0-9]* by a cross-node tree, 0 under' %s %t
+// The same through the dynamic reduction (docs/reduce.md), 2 threads per
+// rank (the node-local combine too):
+// RUN: env HCC=%hcc CLANG=%clang MPIRUN='%mpirun' bash %S/Inputs/run.sh --threads 2 --libs -latomic --env HCRT_REDUCE_DYNAMIC=always --stats 'OpenMP reductions by it [1-9]' %s %t.dyn
 #include <complex.h>
 #include <omp.h>
 #include <stdio.h>
