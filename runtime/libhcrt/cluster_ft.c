@@ -124,10 +124,8 @@ void hcrt__cluster_ft_send(void *buf, int len, const char *what)
             MPI_Isend(buf, len, MPI_BYTE, r, CMD_TAG, comm_of_cmds(), &req[n]);
             dest[n++] = r;
         }
-    hcrt_wait_t w = {.what = what,
-                     .peer = HCRT_WAIT_ANY,
-                     .busy = 1,
-                     .recoverable = 1};
+    hcrt_wait_t w = {
+        .what = what, .peer = HCRT_WAIT_ANY, .busy = 1, .recoverable = 1};
     while (hcrt__wait_requests(n, req, &w) == HCRT_ERR_NODE_FAILED)
         for (int i = 0; i < n; i++)
             if (hcrt__ft_lost(dest[i]) && req[i] != MPI_REQUEST_NULL)

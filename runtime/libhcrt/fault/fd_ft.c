@@ -194,13 +194,11 @@ _Noreturn void hcrt__ft_unrecoverable(int rank, const char *fmt, ...)
     vsnprintf(why, sizeof why_text, fmt, ap);
     va_end(ap);
     atomic_store(&why_set, 1);
-    hcrt__log_plain(HCRT_MOD_FAULT,
-                    "rank %d (host %s) was lost and hcc cannot recover "
-                    "from it: %s; the job ends",
-                    rank,
-                    rank >= 0 && rank < f->size ? f->peers[rank].rec.host
-                                                : "?",
-                    why);
+    hcrt__log_plain(
+        HCRT_MOD_FAULT,
+        "rank %d (host %s) was lost and hcc cannot recover "
+        "from it: %s; the job ends",
+        rank, rank >= 0 && rank < f->size ? f->peers[rank].rec.host : "?", why);
     fflush(stderr);
     if (!f->on)
         _exit(f->status);
