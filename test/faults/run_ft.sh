@@ -10,9 +10,11 @@
 # kills rank 0 (the job must end with the report, non-zero); "dsm" kills a
 # worker of fault_phases' cluster loops (the job must end saying it cannot
 # recover). The failing rank and the time are random (seeded by FT_SEED,
-# printed). CLUSTER (default 1) is HCRT_CLUSTER. Prints one line
+# printed). CLUSTER (default 1) is HCRT_CLUSTER. FT_LOG=FILE appends the
+# runtime's lines about the recovery (report, statistics) to FILE. Prints one line
 # "PASS|FAIL ..." and exits 0 on PASS (77: skipped). Environment: HCRUN,
-# FT_TASKS, FAULT_PHASES (the programs), FT_SEED.
+# FT_TASKS, FAULT_PHASES (the programs), FT_SEED, FT_PHASES (the graphs'
+# count; default 8, 14 with a stop or cut, 8 more with two losses).
 set -uo pipefail
 np=$1 kinds=$2 cluster=${3:-1}
 hcrun=${HCRUN:-hcrun}
@@ -29,6 +31,9 @@ if [[ $kinds == *cut* ]] && [ "$(id -u)" != 0 ]; then
   exit 77
 fi
 say() {
+  # bench/faults/ft.sh keeps what the runtime said about the recovery
+  [ -n "${FT_LOG:-}" ] && grep -hE "FT mode|cannot recover|^hcrun:" "$out.err" 2>/dev/null |
+    sed "s/^/[$seed] /" >>"$FT_LOG"
   echo "$1 np$np $kinds cluster=$cluster seed=$seed${inject:+ ($inject)}: $2 (status $rc, $elapsed s)"
   [ "$1" = PASS ] || { echo "---- stdout ----"; cat "$out.out"; echo "---- stderr ----"; grep -v "PMIX ERROR" "$out.err" | tail -30; }
   [ "$1" = PASS ]
@@ -39,6 +44,7 @@ say() {
 phases=8
 [[ $kinds == *stop* || $kinds == *cut* ]] && phases=14
 [[ $kinds == *,* ]] && phases=$((phases + 8))
+phases=${FT_PHASES:-$phases}
 args=(-n "$np" --oversubscribe)
 [[ $kinds == *cut* ]] && args=(--netns "$np")
 inject=""
@@ -117,5 +123,7 @@ fi
 for spec in ${inject//,/ }; do
   r=${spec%%@*}
   lost_line "$r" >/dev/null || say FAIL "no report that rank $r was lost and the job went on"
+  grep -q "fault: FT mode: the job finished without rank(s) .*$r (" "$out.err" ||
+    say FAIL "the head's summary does not name lost rank $r"
 done
 say PASS "finished with the fault-free output after losing rank(s) $(for s in ${inject//,/ }; do printf '%s ' "${s%%@*}"; done)"

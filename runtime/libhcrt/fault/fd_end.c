@@ -178,8 +178,27 @@ static void notify_launcher(void)
  * under --enable-recovery mpirun may exit 0 when the head was killed. */
 void hcrt__fault_ft_done(int status)
 {
-    if (hcrt__fd.rank == 0 && hcrt__ft_on())
-        notify_launcher_msg("HCRT-FT-DONE", status & 0xff);
+    fd_state_t *f = &hcrt__fd;
+    if (f->rank != 0 || !hcrt__ft_on())
+        return;
+    if (hcrt__ft_nlost() && f->peers) { /* what the recovery re-did */
+        char lost[256] = "";
+        size_t k = 0;
+        for (int r = 1; r < f->size && k < sizeof lost - 80; r++)
+            if (hcrt__ft_lost(r))
+                k += (size_t)snprintf(lost + k, sizeof lost - k, "%s%d (%s)",
+                                      k ? ", " : "", r, f->peers[r].rec.host);
+        long n, tasks, bytes;
+        double s;
+        hcrt__ft_counts(&n, &tasks, &bytes, &s);
+        hcrt__log_plain(HCRT_MOD_FAULT,
+                        "FT mode: the job finished without rank(s) %s: %ld "
+                        "target task(s) re-run on the survivors, %ld bytes "
+                        "sent again, %.2f s from the tasks' first failures "
+                        "to their completion",
+                        lost, tasks, bytes, s);
+    }
+    notify_launcher_msg("HCRT-FT-DONE", status & 0xff);
 }
 
 /* The launcher daemon that started this rank (under --enable-recovery

@@ -95,7 +95,8 @@ void hcrt__ofl_ft_hold(ofl_x_t *x, void *host, void *data, size_t len)
     ofl_ft_t *f = x->ft;
     if (f->ncommits == f->capcommits &&
         hcrt__ofl_grow((void **)&f->commits, &f->capcommits,
-                       (int64_t)f->ncommits + 1, sizeof(*f->commits)) != HCRT_OK)
+                       (int64_t)f->ncommits + 1,
+                       sizeof(*f->commits)) != HCRT_OK)
         hcrt_fatal(HCRT_MOD_TARGET, "out of memory for a target task");
     f->commits[f->ncommits++] = (ofl_commit_t){host, data, len};
 }
@@ -116,9 +117,11 @@ void hcrt__ofl_ft_complete(ofl_x_t *x)
         memcpy(f->commits[i].host, f->commits[i].data, f->commits[i].len);
     drop_held(f);
     if (f->retries) {
+        double t = MPI_Wtime() - f->t_fail;
         pthread_mutex_lock(&ft.lock);
-        ft.seconds += MPI_Wtime() - f->t_fail;
+        ft.seconds += t;
         pthread_mutex_unlock(&ft.lock);
+        hcrt__ft_count_redo(0, 0, t);
     }
 }
 
