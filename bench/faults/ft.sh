@@ -69,7 +69,7 @@ failures() {
   echo "loss, bytes sent again, time from a task's first failure to its"
   echo "completion:"
   grep "offload: FT mode" "$log" | sed -n \
-    's/.*: \([0-9]*\) rank(s) lost: \([0-9]*\) target task(s) re-run on survivors, \([0-9]*\) bytes sent again, \([0-9.]*\) ms.*/\1 \2 \3 \4/p' |
+    's/.*FT mode, \([0-9]*\) rank(s) lost: \([0-9]*\) target task(s) re-run on survivors, \([0-9]*\) bytes sent again, \([0-9.]*\) ms.*/\1 \2 \3 \4/p' |
     awk '{l+=$1; t+=$2; b+=$3; ms+=$4; n++} END {if (n) printf "%d runs, %d losses: %.1f tasks re-run per loss, %.0f bytes per loss, %.1f ms per re-run task\n", n, l, t/l, b/l, t ? ms/t : 0}'
   grep -c "cannot recover" "$log" | sed 's/^/lines "cannot recover" (must be 0 for task graphs): /'
 }

@@ -77,6 +77,10 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
+/* FT mode: when the head last said it is alive after a loss (0: no loss). */
+static double head_alive;
+#define HEAD_SILENT_S 10.0
+
 /* "HCRT-FAULT-END <status> <rank>": the status, or -1. "HCRT-FT-DONE
  * <status> <rank>" (FT mode: the head finished after losing a rank, and
  * mpirun may wait for a lost node's daemon): *done gets the status. */
@@ -93,6 +97,9 @@ static int read_end(int fd, int *done) {
     else if (sscanf(buf, "HCRT-FT-DONE %d %d", &st, &rank) == 2 && st >= 0 &&
              st < 256 && *done < 0)
       *done = st;
+    else if (!strncmp(buf, "HCRT-FT-ALIVE", 13) ||
+             !strncmp(buf, "HCRT-FT-LOST", 12))
+      head_alive = now_s();
   }
   return status;
 }
@@ -162,6 +169,17 @@ int hcrun_supervise(char *const argv[], int sock, double grace, int need_done) {
       since = now_s();
     if (done >= 0 && was_done < 0 && fault < 0)
       since = now_s();
+    /* FT mode after a loss: the head fell silent without finishing (mpirun
+     * killed it for a cut node's daemon and waits for that daemon) */
+    if (fault < 0 && done < 0 && head_alive > 0 &&
+        now_s() - head_alive > HEAD_SILENT_S) {
+      fprintf(stderr,
+              "hcrun: the head (rank 0) went silent %.0f s after a "
+              "rank was lost (FT mode) without finishing; stopping "
+              "mpirun\n",
+              HEAD_SILENT_S);
+      fault = 70, since = now_s() - grace;
+    }
     fault_seen = fault > 0;
     if (fault > 0 || done >= 0)
       stop_step(since, grace, &step);

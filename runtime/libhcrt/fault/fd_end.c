@@ -133,7 +133,7 @@ void hcrt__fd_end_init(void)
 
 /* "HCRT-FAULT-END <status> <rank>" to hcrun, which stops a launcher that
  * cannot end the job itself (a cut-off node's daemon). */
-static void notify_launcher_msg(const char *what, int status)
+void hcrt__fd_notify_launcher(const char *what, int status)
 {
     fd_state_t *f = &hcrt__fd;
     const char *spec = hcrt__config_string("HCRT_FAULT_LAUNCHER");
@@ -170,7 +170,7 @@ void hcrt__fd_kill_failed(void)
 
 static void notify_launcher(void)
 {
-    notify_launcher_msg("HCRT-FAULT-END", hcrt__fd.status);
+    hcrt__fd_notify_launcher("HCRT-FAULT-END", hcrt__fd.status);
 }
 
 /* FT mode: the head finished. hcrun stops an mpirun that waits for a
@@ -198,7 +198,7 @@ void hcrt__fault_ft_done(int status)
                         "to their completion",
                         lost, tasks, bytes, s);
     }
-    notify_launcher_msg("HCRT-FT-DONE", status & 0xff);
+    hcrt__fd_notify_launcher("HCRT-FT-DONE", status & 0xff);
 }
 
 /* The launcher daemon that started this rank (under --enable-recovery

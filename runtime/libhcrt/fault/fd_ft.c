@@ -159,6 +159,7 @@ void hcrt__fd_ft_go_on(void)
                     hcrt__fd_send(r, FD_LOST, &m);
             }
         hcrt__fd_ft_lost(c->subject);
+        hcrt__fd_notify_launcher("HCRT-FT-LOST", c->subject);
     }
     hcrt__fd_kill_failed();
     f->reported = 0; /* a later loss gets its own report */
@@ -172,9 +173,26 @@ const char *hcrt__fd_ft_why(void)
     return atomic_load(&why_set) ? why_text : NULL;
 }
 
+/* After a loss the head tells hcrun every second that it is alive: when
+ * a cut node's Open MPI daemon makes mpirun end the job (ORTE 4.1), mpirun
+ * may kill the ranks and then wait for that daemon for ever; hcrun stops
+ * it once the head fell silent (hcrun_super.c). */
+#define ALIVE_NS 1000000000ULL
+
+static void tell_alive(fd_state_t *f)
+{
+    static uint64_t next;
+    uint64_t now = hcrt__fd_now();
+    if (f->rank != 0 || !ft_on || !hcrt__wait_nfailed() || now < next)
+        return;
+    next = now + ALIVE_NS;
+    hcrt__fd_notify_launcher("HCRT-FT-ALIVE", 0);
+}
+
 /* The detector's thread: the end that hcrt__ft_unrecoverable asked for. */
 void hcrt__fd_ft_timers(void)
 {
+    tell_alive(&hcrt__fd);
     if (!atomic_exchange(&end_req, 0))
         return;
     if (hcrt__fd.rank == 0 || hcrt__fd_is_root())

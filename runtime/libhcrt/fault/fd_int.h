@@ -249,6 +249,8 @@ void hcrt__fd_on_left(const fd_msg_t *m);
 void hcrt__fd_on_left_ack(const fd_msg_t *m);
 void hcrt__fd_sigterm_check(void);
 void hcrt__fd_kill_failed(void);
+/* "<what> <status> <rank>" to hcrun (HCRT_FAULT_LAUNCHER), if any. */
+void hcrt__fd_notify_launcher(const char *what, int status);
 
 /* fd_inject.c */
 void hcrt__fd_inject_init(void);
