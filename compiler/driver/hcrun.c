@@ -101,8 +101,8 @@ static void usage(FILE *out) {
           "                   on a bridge (root; share/hcc/netns.sh)\n"
           "  --inject-failure RANK@SECONDS[:kill|stop|exit|segv|cut],...\n"
           "                   make ranks fail, for tests (HCRT_FAULT_INJECT)\n"
-          "  --ft             what fault tolerance needs from Open MPI\n"
-          "                   (--enable-recovery)\n"
+          "  --ft             FT mode: the job goes on without a lost worker\n"
+          "                   (HCRT_FT=1 and Open MPI's --enable-recovery)\n"
           "  -v, --verbose    print the mpirun command before running it\n"
           "  --dry-run        print the mpirun command, do not run it\n"
           "  HCC_MPIRUN       mpirun to use (default: mpirun in PATH)\n");
@@ -467,8 +467,10 @@ int main(int argc, char **argv) {
   }
   if (o.netns && hcrun_netns_prepare(o.netns, o.dry_run, &cmd) < 0)
     return 1;
-  if (o.ft) /* survivors live on when a rank dies (docs/faults.md) */
+  if (o.ft) { /* survivors live on when a rank dies (docs/faults.md) */
     strvec_push(&cmd, "--enable-recovery");
+    setenv("HCRT_FT", "1", 0); /* the runtime's FT mode */
+  }
   if (o.inject)
     setenv("HCRT_FAULT_INJECT", o.inject, 1);
   int sock = o.dry_run ? -1 : hcrun_launcher_socket();
@@ -486,7 +488,11 @@ int main(int argc, char **argv) {
   }
   if (o.dry_run)
     return 0;
-  int st = hcrun_supervise(cmd.v, sock, fault_grace());
+  char *prog_path = hcc_find_program(o.prog[0]);
+  int need_done = o.ft && sock >= 0 && prog_path && o.ranks > 1 &&
+                  hcc_elf_has_symbol(prog_path, "__hcrt_main") == 1;
+  free(prog_path);
+  int st = hcrun_supervise(cmd.v, sock, fault_grace(), need_done);
   if (o.netns)
     hcrun_netns_clean();
   return st;

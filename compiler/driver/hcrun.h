@@ -11,8 +11,10 @@ int hcrun_launcher_socket(void);
 
 /* Runs argv[0] (mpirun, a full path) with argv and waits for it; when the
  * runtime reported a fault on `sock` and mpirun does not end within
- * `grace` seconds, stops it. Returns the exit status for hcrun. */
-int hcrun_supervise(char *const argv[], int sock, double grace);
+ * `grace` seconds, stops it. With need_done (FT mode, an hcc program), a
+ * run whose head never said it finished (HCRT-FT-DONE) fails even if
+ * mpirun exits 0. Returns the exit status for hcrun. */
+int hcrun_supervise(char *const argv[], int sock, double grace, int need_done);
 
 /* --netns N: `netns.sh up N` (unless dry_run) and its mpirun options
  * appended to cmd; -1 after printing why it failed. */

@@ -77,8 +77,14 @@ static double now_s(void) {
   return (double)ts.tv_sec + 1e-9 * (double)ts.tv_nsec;
 }
 
-/* "HCRT-FAULT-END <status> <rank>": the status, or -1. */
-static int read_end(int fd) {
+/* FT mode: when the head last said it is alive after a loss (0: no loss). */
+static double head_alive;
+#define HEAD_SILENT_S 10.0
+
+/* "HCRT-FAULT-END <status> <rank>": the status, or -1. "HCRT-FT-DONE
+ * <status> <rank>" (FT mode: the head finished after losing a rank, and
+ * mpirun may wait for a lost node's daemon): *done gets the status. */
+static int read_end(int fd, int *done) {
   char buf[128];
   int status = -1;
   ssize_t n;
@@ -88,6 +94,12 @@ static int read_end(int fd) {
     if (sscanf(buf, "HCRT-FAULT-END %d %d", &st, &rank) == 2 && st > 0 &&
         st < 256)
       status = st;
+    else if (sscanf(buf, "HCRT-FT-DONE %d %d", &st, &rank) == 2 && st >= 0 &&
+             st < 256 && *done < 0)
+      *done = st;
+    else if (!strncmp(buf, "HCRT-FT-ALIVE", 13) ||
+             !strncmp(buf, "HCRT-FT-LOST", 12))
+      head_alive = now_s();
   }
   return status;
 }
@@ -100,6 +112,7 @@ static int exit_status(int wstatus) {
 
 /* After the fault report: SIGTERM at the grace's end, SIGTERM again 1 s
  * later (Open MPI's "forcibly terminate"), SIGKILL 1 s after that. */
+static int fault_seen;
 static void stop_step(double since, double grace, int *step) {
   static const int sigs[] = {SIGTERM, SIGTERM, SIGKILL};
   double at = grace + 1.0 * *step;
@@ -107,15 +120,16 @@ static void stop_step(double since, double grace, int *step) {
     return;
   if (*step == 0)
     fprintf(stderr,
-            "hcrun: the runtime reported a fault and ended the job, but "
-            "mpirun did not exit within %.0f s (it waits for a node it "
-            "cannot reach); stopping it\n",
+            "hcrun: the runtime %s, but mpirun did not exit within %.0f s (it "
+            "waits for a node it cannot reach); stopping it\n",
+            fault_seen ? "reported a fault and ended the job"
+                       : "finished without a lost rank (FT mode)",
             grace);
   kill(child, sigs[*step]);
   (*step)++;
 }
 
-int hcrun_supervise(char *const argv[], int sock, double grace) {
+int hcrun_supervise(char *const argv[], int sock, double grace, int need_done) {
   fflush(NULL);
   child = fork();
   if (child < 0) {
@@ -134,7 +148,7 @@ int hcrun_supervise(char *const argv[], int sock, double grace) {
   signal(SIGQUIT, SIG_IGN);
   signal(SIGTERM, forward);
   signal(SIGHUP, forward);
-  int fault = -1, step = 0, wstatus = 0;
+  int fault = -1, done = -1, step = 0, wstatus = 0;
   double since = 0;
   /* A pidfd wakes the poll when mpirun ends (Linux 5.3+); without one,
    * polls every 20 ms. */
@@ -149,14 +163,37 @@ int hcrun_supervise(char *const argv[], int sock, double grace) {
     if (w < 0 && errno != EINTR)
       return 127;
     struct pollfd p[2] = {{sock, POLLIN, 0}, {pidfd, POLLIN, 0}};
-    if (poll(p, 2, pidfd >= 0 && fault < 0 ? 1000 : 20) > 0 && p[0].revents &&
-        fault < 0 && (fault = read_end(sock)) > 0)
+    int was_done = done;
+    if (poll(p, 2, pidfd >= 0 && fault < 0 && done < 0 ? 1000 : 20) > 0 &&
+        p[0].revents && fault < 0 && (fault = read_end(sock, &done)) > 0)
       since = now_s();
-    if (fault > 0)
+    if (done >= 0 && was_done < 0 && fault < 0)
+      since = now_s();
+    /* FT mode after a loss: the head fell silent without finishing (mpirun
+     * killed it for a cut node's daemon and waits for that daemon) */
+    if (fault < 0 && done < 0 && head_alive > 0 &&
+        now_s() - head_alive > HEAD_SILENT_S) {
+      fprintf(stderr,
+              "hcrun: the head (rank 0) went silent %.0f s after a "
+              "rank was lost (FT mode) without finishing; stopping "
+              "mpirun\n",
+              HEAD_SILENT_S);
+      fault = 70, since = now_s() - grace;
+    }
+    fault_seen = fault > 0;
+    if (fault > 0 || done >= 0)
       stop_step(since, grace, &step);
   }
   if (pidfd >= 0)
     close(pidfd);
   int st = exit_status(wstatus);
-  return fault > 0 ? fault : st; /* the runtime ended the job */
+  if (fault > 0)
+    return fault; /* the runtime ended the job */
+  if (need_done && done < 0 && st == 0) {
+    fprintf(stderr, "hcrun: error: mpirun exited 0, but the head (rank 0) "
+                    "did not finish the program: it was killed or ended "
+                    "without the runtime's exit (FT mode); failing the run\n");
+    return 1;
+  }
+  return done >= 0 && step > 0 ? done : st; /* FT: mpirun was stopped */
 }

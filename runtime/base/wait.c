@@ -19,6 +19,22 @@ static atomic_int nfailed; /* 0: the fast path of every check */
 static hcrt_wait_symptom_cb symptom_cb;
 static hcrt_wait_failed_cb failed_cb;
 static double reply_deadline;
+static int ft_mode;
+
+void hcrt__wait_set_ft(int on)
+{
+    ft_mode = on;
+}
+
+int hcrt__wait_ft(void)
+{
+    return ft_mode;
+}
+
+int hcrt__wait_nfailed(void)
+{
+    return atomic_load_explicit(&nfailed, memory_order_relaxed);
+}
 
 void hcrt__wait_set_reply_deadline(double seconds)
 {
@@ -73,6 +89,7 @@ void hcrt__wait_begin(hcrt_wait_state_t *s)
     s->start = hcrt__now_ns();
     s->next_check = s->start;
     s->warned = 0;
+    s->nfailed0 = atomic_load_explicit(&nfailed, memory_order_relaxed);
 }
 
 /* The deadline is looked at every millisecond at most: a clock read per
@@ -80,8 +97,14 @@ void hcrt__wait_begin(hcrt_wait_state_t *s)
 hcrt_status_t hcrt__wait_poll(hcrt_wait_state_t *s, const hcrt_wait_t *w)
 {
     int dead = hcrt__wait_failed_for(w->peer);
-    if (dead >= 0)
+    if (dead >= 0 && w->survivors && w->peer == HCRT_WAIT_ANY &&
+        atomic_load_explicit(&nfailed, memory_order_relaxed) == s->nfailed0)
+        dead = -1; /* only ranks that are not members failed */
+    if (dead >= 0) {
+        if (w->recoverable && ft_mode)
+            return HCRT_ERR_NODE_FAILED;
         return failed_cb ? failed_cb(dead, w->what) : HCRT_ERR_NODE_FAILED;
+    }
     if (w->deadline <= 0 || s->warned)
         return HCRT_OK;
     uint64_t t = hcrt__now_ns();
@@ -139,4 +162,24 @@ hcrt_status_t hcrt__wait_word(_Atomic uint32_t *word, uint32_t val,
                 0);
     }
     return HCRT_OK;
+}
+
+MPI_Comm hcrt__wait_live_comm(MPI_Comm comm)
+{
+    static int lost[HCRT_WAIT_MAX_RANKS];
+    int size, n = 0;
+    if (!hcrt__wait_nfailed() || comm == MPI_COMM_NULL)
+        return comm;
+    MPI_Comm_size(comm, &size);
+    for (int r = 0; r < size && r < HCRT_WAIT_MAX_RANKS; r++)
+        if (hcrt__wait_is_failed(r))
+            lost[n++] = r;
+    MPI_Group g, live;
+    MPI_Comm out = MPI_COMM_NULL;
+    MPI_Comm_group(comm, &g);
+    MPI_Group_excl(g, n, lost, &live);
+    int rc = MPI_Comm_create_group(comm, live, 0x4654, &out);
+    MPI_Group_free(&live);
+    MPI_Group_free(&g);
+    return rc == MPI_SUCCESS ? out : MPI_COMM_NULL;
 }

@@ -15,8 +15,8 @@
  *  - the detector wakes them: once it declared a rank failed
  *    (hcrt__wait_peer_failed), every wait involving that rank calls the
  *    failure policy. Without recovery the policy never returns (the
- *    detector ends the job, DESIGN.md section 10); with it, the wait
- *    returns HCRT_ERR_NODE_FAILED.
+ *    detector ends the job, DESIGN.md section 10); in FT mode a wait
+ *    marked `recoverable` returns HCRT_ERR_NODE_FAILED instead.
  *
  * Waits poll MPI with hcrt__pause (bell.h) rather than block in MPI_Wait,
  * which would spin a core inside Open MPI and could never be woken. A
@@ -45,6 +45,13 @@ typedef struct hcrt_wait {
     uint64_t spin_ns; /* yield (not nap) this long between polls */
     int busy;         /* poll without pausing (as MPI_Wait would spin) */
     int give_up;      /* at the deadline, return HCRT_ERR_TIMEOUT */
+    /* In FT mode (hcrt__wait_set_ft), a failed peer makes the wait return
+     * HCRT_ERR_NODE_FAILED: the caller recovers. Other waits call the
+     * policy, which ends the job saying what could not be recovered. */
+    int recoverable;
+    /* A collective over the survivors (hcrt__wait_live_comm): HCRT_WAIT_ANY
+     * covers only ranks that had not failed when the wait began. */
+    int survivors;
 } hcrt_wait_t;
 
 /* Waits until the request completes (MPI_Test polls, hcrt__pause). */
@@ -61,7 +68,7 @@ hcrt_status_t hcrt__wait_word(_Atomic uint32_t *word, uint32_t val,
  * hcrt__wait_poll returns HCRT_OK to go on, else the failure status. */
 typedef struct hcrt_wait_state {
     uint64_t start, next_check;
-    int warned;
+    int warned, nfailed0;
 } hcrt_wait_state_t;
 void hcrt__wait_begin(hcrt_wait_state_t *s);
 hcrt_status_t hcrt__wait_poll(hcrt_wait_state_t *s, const hcrt_wait_t *w);
@@ -83,6 +90,16 @@ void hcrt__wait_set_hooks(hcrt_wait_symptom_cb symptom,
  * (none). */
 void hcrt__wait_set_reply_deadline(double seconds);
 double hcrt__wait_reply_deadline(void);
+
+/* FT mode (fault/ft.h): recoverable waits return on a failed peer. */
+void hcrt__wait_set_ft(int on);
+int hcrt__wait_ft(void);
+/* How many ranks were declared failed. */
+int hcrt__wait_nfailed(void);
+/* Collective over the members of comm (ranks numbered as the job's) not
+ * declared failed, all with the same view: a communicator over them
+ * (MPI_Comm_create_group). comm itself when no rank failed. */
+MPI_Comm hcrt__wait_live_comm(MPI_Comm comm);
 
 /* Declares `rank` failed; every wait involving it calls the policy. */
 void hcrt__wait_peer_failed(int rank);

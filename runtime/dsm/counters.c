@@ -15,6 +15,7 @@
 
 #include "base/log.h"
 #include "base/stats.h"
+#include "base/wait.h"
 #include "dsm/dsm_int.h"
 
 #define NREGIONS 256
@@ -116,6 +117,8 @@ static void fetch_stats(int rank, hcrt_dsm_counters_t *c)
         hcrt__dsm_counters(c);
         return;
     }
+    if (hcrt__wait_is_failed(rank)) /* FT mode: lost, its figures too */
+        return;
     dsm_msg_t m = {M_STATS, 0, 0, 0, 0, 0};
     dsm_op_t op = {0};
     op.dest = rank;

@@ -48,6 +48,9 @@ void hcrt__dsm_settings_register(void);
 /* Collective: flushes, stops the service thread, unmaps. Idempotent. */
 void hcrt__dsm_fini(void);
 int hcrt__dsm_initialized(void);
+/* Every heap page is homed on the rank that allocated it
+ * (HCRT_DSM_HOME=alloc): a rank that never ran program code homes none. */
+int hcrt__dsm_homes_own(void);
 /* Test hook (HCRT_FAULT_INJECT segv): the calling thread takes a fault
  * on the range's guard page, and the handler crashes while it handles it
  * (a segfault inside the DSM's fault handler). Does not return. */

@@ -265,6 +265,7 @@ void hcrt__dsm_serve_notify(int src, dsm_msg_t *m);
 void hcrt__dsm_notify_ack(dsm_msg_t *m);
 hcrt_status_t hcrt__dsm_flush(void);
 hcrt_status_t hcrt__dsm_cluster_barrier(void);
+hcrt_status_t hcrt__dsm_final_barrier(void);
 void hcrt__dsm_invalidate(void);
 /* Drops this rank's copy of page idx (after an atomic at its home). */
 void hcrt__dsm_drop_page(size_t idx);

@@ -182,6 +182,11 @@ int hcrt__dsm_initialized(void)
     return dsm.ready;
 }
 
+int hcrt__dsm_homes_own(void)
+{
+    return dsm.home_policy == HOME_ALLOC;
+}
+
 void hcrt__dsm_fini(void)
 {
     if (!dsm.ready)
@@ -190,7 +195,7 @@ void hcrt__dsm_fini(void)
     /* No request of this rank may be answered after the barrier: the
      * ranks stop receiving once every one has passed it. */
     hcrt__dsm_readahead_drain();
-    hcrt__dsm_cluster_barrier(); /* nobody needs my pages any more */
+    hcrt__dsm_final_barrier(); /* nobody needs my pages any more */
     hcrt__dsm_service_stop();
     hcrt__bell_fini(&hcrt__dsm_bell);
     hcrt__dsm_fault_uninstall();

@@ -43,6 +43,23 @@ hcrt_status_t hcrt__dsm_cluster_barrier(void)
     return hcrt__wait_request(&req, &w);
 }
 
+/* The last barrier: in FT mode after a loss, over the survivors. */
+hcrt_status_t hcrt__dsm_final_barrier(void)
+{
+    MPI_Request req;
+    MPI_Comm c = hcrt__wait_live_comm(dsm.coll_comm);
+    hcrt_wait_t w = {.what = "the DSM's last barrier",
+                     .peer = HCRT_WAIT_ANY,
+                     .spin_ns = UINT64_MAX,
+                     .survivors = 1};
+    if (MPI_Ibarrier(c, &req) != MPI_SUCCESS)
+        return HCRT_ERR_MPI;
+    hcrt_status_t st = hcrt__wait_request(&req, &w);
+    if (c != dsm.coll_comm)
+        MPI_Comm_free(&c);
+    return st;
+}
+
 hcrt_status_t hcrt__dsm_barrier(void)
 {
     if (!dsm.ready)

@@ -64,6 +64,7 @@ typedef struct fork_cmd {
     void *args[CMD_MAX_ARGS];
     uint32_t tls_off[CMD_MAX_ARGS]; /* 1 + offset in the payload, or 0 */
     uint32_t tls_len[CMD_MAX_ARGS];
+    uint64_t lost; /* CMD_EXIT under FT mode: the head's lost ranks */
 } fork_cmd_t;
 
 int hcrt__cluster_on;
@@ -392,6 +393,7 @@ void hcrt__cluster_init(void)
     hcrt__cluster_heap_lo = (uintptr_t)hcrt__dsm_base();
     hcrt__cluster_heap_hi = hcrt__cluster_heap_lo + hcrt__dsm_size();
     MPI_Comm_dup(comm, &fork_comm);
+    hcrt__cluster_ft_init(fork_comm);
     MPI_Comm_dup(comm, &reduce_comm);
     MPI_Comm_dup(comm, &sched_comm);
     hcrt__cl_xchg_init(sched_comm); /* the probe exchanges (sched/) */
@@ -564,6 +566,10 @@ static void bcast_cmd(fork_cmd_t *cmd)
     hcrt_wait_t w = {
         .what = "the fork command", .peer = HCRT_WAIT_ANY, .busy = 1};
 
+    if (hcrt__cluster_ft_p2p()) {
+        hcrt__cluster_ft_send(cmd, sizeof(*cmd), w.what);
+        return;
+    }
     MPI_Ibcast(cmd, sizeof(*cmd), MPI_BYTE, 0, fork_comm, &req);
     hcrt__wait_request(&req, &w);
 }
@@ -573,6 +579,13 @@ static void bcast_payload(void *buf, uint32_t len)
     MPI_Request req;
     hcrt_wait_t w = {.what = "the fork's TLS payload", .peer = 0, .busy = 1};
 
+    if (hcrt__cluster_ft_p2p()) {
+        if (hcrt__rank() == 0)
+            hcrt__cluster_ft_send(buf, (int)len, w.what);
+        else
+            hcrt__cluster_ft_recv(buf, (int)len, w.what, 0);
+        return;
+    }
     MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, fork_comm, &req);
     hcrt__wait_request(&req, &w);
 }
@@ -644,7 +657,8 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                       .region_id = region->id,
                       .loc = loc};
     if (total < hcrt__size() || region->nargs > CMD_MAX_ARGS ||
-        region->nargs < 0 || !args_shareable(region, args, &cmd)) {
+        hcrt__cluster_ft_head_only() || region->nargs < 0 ||
+        !args_shareable(region, args, &cmd)) {
         __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         nt = total; /* the team the program asked for, on the head */
@@ -678,6 +692,7 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     reset_slots();
     if (hcrt__dsm_release() != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM release failed at a fork");
+    hcrt__cluster_ft_fork(loc);
     bcast_cmd(&cmd);
     if (cmd.payload)
         bcast_tls(&cmd, args);
@@ -715,6 +730,10 @@ static void wait_cmd(fork_cmd_t *cmd)
     hcrt_wait_t w = {
         .what = "the next fork command", .peer = 0, .spin_ns = 200000};
 
+    if (hcrt__cluster_ft_p2p()) {
+        hcrt__cluster_ft_recv(cmd, sizeof(*cmd), w.what, w.spin_ns);
+        return;
+    }
     MPI_Ibcast(cmd, sizeof(*cmd), MPI_BYTE, 0, fork_comm, &req);
     hcrt__wait_request(&req, &w);
 }
@@ -726,6 +745,7 @@ int hcrt__cluster_worker_loop(void)
     for (;;) {
         wait_cmd(&cmd);
         if (cmd.op == CMD_EXIT) {
+            hcrt__cluster_ft_adopt(cmd.lost);
             worker_done = 1;
             return cmd.status;
         }
@@ -780,6 +800,8 @@ void hcrt__cluster_exit_check(int status)
 void hcrt__cluster_head_exit(int status)
 {
     fork_cmd_t cmd = {.op = CMD_EXIT, .status = status};
+    if (hcrt__cluster_ft_p2p())
+        cmd.lost = hcrt__cluster_ft_lost_mask();
 
     hcrt__cluster_place_tls_drain();
     bcast_cmd(&cmd);

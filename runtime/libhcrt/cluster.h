@@ -152,4 +152,20 @@ _Noreturn void hcrt__cluster_unsupported(hcrt_ident_t *loc, const char *what);
 _Noreturn void hcrt__cluster_unsupported_fix(hcrt_ident_t *loc,
                                              const char *what, const char *fix);
 
+/* ---- cluster_ft.c: cluster mode under FT mode (fault/ft.h) ---- */
+void hcrt__cluster_ft_init(MPI_Comm fork_comm);
+/* Commands go point to point (FT mode). */
+int hcrt__cluster_ft_p2p(void);
+void hcrt__cluster_ft_send(void *buf, int len, const char *what);
+void hcrt__cluster_ft_recv(void *buf, int len, const char *what,
+                           uint64_t spin_ns);
+/* The head forks a region on every node (a loss then cannot be recovered). */
+void hcrt__cluster_ft_fork(const hcrt_ident_t *loc);
+/* A rank was lost: regions run on the head alone. */
+int hcrt__cluster_ft_head_only(void);
+/* The head's lost ranks (bit r), carried by the exit command; a worker
+ * adopts them so that every survivor has the same view at shutdown. */
+uint64_t hcrt__cluster_ft_lost_mask(void);
+void hcrt__cluster_ft_adopt(uint64_t lost);
+
 #endif /* HCRT_CLUSTER_H */

@@ -30,6 +30,7 @@
 #include "libhcrt/core.h"
 #include "libhcrt/dreduce.h"
 #include "libhcrt/fault/fault.h"
+#include "libhcrt/fault/ft.h"
 #include "libhcrt/heap.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/offload/ofl_exec.h"
@@ -253,6 +254,12 @@ static void head_send_status(int status)
     hcrt_wait_t w = {
         .what = "the exit status", .peer = HCRT_WAIT_ANY, .busy = 1};
 
+    if (hcrt__ft_on()) { /* point to point, with the lost ranks */
+        uint64_t msg[2] = {(uint64_t)(uint32_t)status,
+                           hcrt__cluster_ft_lost_mask()};
+        hcrt__cluster_ft_send(msg, sizeof msg, w.what);
+        return;
+    }
     MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
     hcrt__wait_request(&req, &w);
 }
@@ -272,6 +279,12 @@ static int worker_wait_status(void)
                   "this version runs the program on the head only: %d worker "
                   "rank(s) stay idle until the head exits",
                   size - 1);
+    if (hcrt__ft_on()) {
+        uint64_t msg[2];
+        hcrt__cluster_ft_recv(msg, sizeof msg, w.what, 2000000);
+        hcrt__cluster_ft_adopt(msg[1]);
+        return (int)(uint32_t)msg[0];
+    }
     MPI_Ibcast(&status, 1, MPI_INT, 0, comm, &req);
     hcrt__wait_begin(&ws);
     while (!done) {
@@ -299,12 +312,31 @@ static void head_report(void)
     fflush(NULL);
 }
 
+/* FT mode after a loss: the shutdown's collectives run over the
+ * survivors, which all adopted the head's view of the lost ranks with its
+ * exit status (cluster_ft.c). */
+static void ft_survivors_comm(void)
+{
+    int fin = 0;
+    MPI_Finalized(&fin);
+    if (fin || !hcrt__ft_on() || !hcrt__ft_nlost())
+        return;
+    MPI_Comm live = hcrt__ft_comm(comm);
+    int r, n;
+    MPI_Comm_rank(live, &r);
+    MPI_Comm_size(live, &n);
+    MPI_Comm_free(&comm);
+    comm = live;
+    hcrt__proc_set(comm, r, n);
+}
+
 void hcrt__runtime_fini(void)
 {
     if (finished || !hcrt__ready)
         return;
     finished = 1;
     hcrt__fault_shutdown_begins();
+    ft_survivors_comm();
     hcrt__obs_fini(); /* collective: every node's figures reach the head */
     head_report();
     /* Cluster runtime: event threads and the DSM stop here, before MPI. */
@@ -317,7 +349,10 @@ void hcrt__runtime_fini(void)
         hcrt__cluster_fini();
         MPI_Comm_free(&comm);
         hcrt__proc_set(comm, rank, size);
-        if (own_mpi)
+        /* FT mode after a loss: MPI_Finalize's fence may wait for the
+         * lost rank (Open MPI 4.1 with --enable-recovery, after a stopped
+         * rank was killed); the survivors leave without it. */
+        if (own_mpi && !(hcrt__ft_on() && hcrt__ft_nlost()))
             MPI_Finalize();
     }
     hcrt__log_set_mpi_up(0);
@@ -329,7 +364,8 @@ static void on_exit_handler(int status, void *arg)
     (void)arg;
     if (finished || !hcrt__ready)
         return;
-    if (hcrt__cluster_on) /* exit() inside a region: the job ends here */
+    hcrt__fault_exit_begins(); /* FT mode: a loss from now on ends the job */
+    if (hcrt__cluster_on)      /* exit() inside a region: the job ends here */
         hcrt__cluster_exit_check(status);
     fflush(NULL); /* statistics follow in fini, with the workers' figures */
     if (mode == MODE_MAIN && rank == 0 && size > 1) {
@@ -339,6 +375,8 @@ static void on_exit_handler(int status, void *arg)
             head_send_status(status);
     }
     hcrt__runtime_fini();
+    if (rank == 0)
+        hcrt__fault_ft_done(status);
 }
 
 /* A worker of a cluster job leaves without running the program's exit

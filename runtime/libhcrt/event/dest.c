@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/wait.h"
 #include "libhcrt/event/event_int.h"
 
 #define ctx_event(c)                                                           \
@@ -224,6 +225,11 @@ int hcrt__ev_dest_step(hcrt__event_t *ev)
         hcrt__ev_expired(ev);
         return 1;
     }
+    if ((ev->state == EV_D_RECV || ev->state == EV_D_REPLY) &&
+        hcrt__wait_is_failed(ev->peer)) {
+        hcrt__ev_lost(ev);
+        return 1;
+    }
     switch (ev->state) {
     case EV_D_PREP:
         dest_prepare(ev);
@@ -313,6 +319,25 @@ void hcrt__ev_expired(hcrt__event_t *ev)
     } else {
         dest_finish(ev);
     }
+}
+
+/* FT mode: the peer was lost (base/wait.h's failed set). The event ends
+ * with HCRT_ERR_NODE_FAILED; its tag is never reused (a rank declared lost
+ * may still send, e.g. one cut off and back). */
+void hcrt__ev_lost(hcrt__event_t *ev)
+{
+    hcrt_info(HCRT_MOD_EVENT,
+              "event type %d (%s) %s rank %d: the rank was "
+              "lost",
+              ev->type,
+              hcrt__ev.types[ev->type].name ? hcrt__ev.types[ev->type].name
+                                            : "?",
+              ev->origin_side ? "to" : "from", ev->peer);
+    abort_all(ev);
+    if (ev->origin_side)
+        hcrt__ev_complete(ev, HCRT_ERR_NODE_FAILED);
+    else
+        dest_finish(ev);
 }
 
 /* Shutdown: ends an event that will never finish, without the hook. */

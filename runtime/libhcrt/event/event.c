@@ -12,6 +12,7 @@
 #include <time.h>
 
 #include "base/config.h"
+#include "base/wait.h"
 #include "libhcrt/event/event_int.h"
 
 ev_global_t hcrt__ev;
@@ -342,8 +343,10 @@ static int shutdown_barrier(double deadline)
 {
     MPI_Request req;
     int flag = 0;
+    /* FT mode after a loss: the survivors (base/wait.h) */
+    MPI_Comm c = hcrt__wait_live_comm(hcrt__ev.ctrl);
 
-    MPI_Ibarrier(hcrt__ev.ctrl, &req);
+    MPI_Ibarrier(c, &req);
     while (!flag) {
         MPI_Test(&req, &flag, MPI_STATUS_IGNORE);
         if (!flag && MPI_Wtime() > deadline)
@@ -357,6 +360,8 @@ static int shutdown_barrier(double deadline)
                    "shutdown within twice HCRT_EVENT_DRAIN_TIMEOUT=%g s (dead, "
                    "or still busy); shutting down without it",
                    hcrt__ev.opts.drain_timeout);
+    if (flag && c != hcrt__ev.ctrl)
+        MPI_Comm_free(&c);
     return flag; /* an unfinished barrier request is leaked on purpose */
 }
 

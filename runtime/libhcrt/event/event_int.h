@@ -185,6 +185,7 @@ void hcrt__ev_to_handlers(hcrt__event_t *ev);
 void hcrt__ev_live_add(hcrt__event_t *ev);
 void hcrt__ev_expired(hcrt__event_t *ev);
 void hcrt__ev_abandon(hcrt__event_t *ev);
+void hcrt__ev_lost(hcrt__event_t *ev);
 
 /* forward.c */
 void hcrt__ev_forward_register(void);

@@ -27,6 +27,8 @@ static hcrt_status_t check_send(const hcrt__event_send_t *s, int ev_out_given)
         why = "the event type is out of range";
     else if (s->dest < 0 || s->dest >= hcrt__ev.size)
         why = "the destination rank is out of range";
+    else if (hcrt__wait_is_failed(s->dest))
+        return HCRT_ERR_NODE_FAILED; /* FT mode: it was lost */
     else if (s->hdr_len > HCRT_EVENT_HDR_MAX || (s->hdr_len && !s->hdr))
         why = "the header is longer than HCRT_EVENT_HDR_MAX or NULL";
     else if (s->sync && !ev_out_given)
@@ -188,6 +190,10 @@ static int origin_advance(hcrt__event_t *ev, int *finished)
         hcrt__ev_expired(ev);
         return *finished = 1;
     }
+    if (hcrt__wait_is_failed(ev->peer)) { /* FT mode: lost */
+        hcrt__ev_lost(ev);
+        return *finished = 1;
+    }
     if (ev->notice_req != MPI_REQUEST_NULL) {
         MPI_Test(&ev->notice_req, &flag, MPI_STATUS_IGNORE);
         progress |= flag;
@@ -240,7 +246,7 @@ void hcrt__ev_complete(hcrt__event_t *ev, hcrt_status_t st)
 {
     ev->status = st;
     ev->state = EV_DONE;
-    if (st != HCRT_ERR_TIMEOUT)
+    if (st != HCRT_ERR_TIMEOUT && st != HCRT_ERR_NODE_FAILED)
         hcrt__ev_tag_put(ev->tag);
     pthread_mutex_lock(&hcrt__ev.lock);
     ev->live_prev->live_next = ev->live_next;
@@ -291,7 +297,7 @@ hcrt_status_t hcrt__event_wait(hcrt__event_t *ev, double timeout)
 {
     double end = timeout < 0 ? -1.0 : MPI_Wtime() + timeout;
     ev_backoff_t bo = {0, 0, MPI_Wtime()};
-    hcrt_wait_t w = {.what = "an event", .peer = ev->peer};
+    hcrt_wait_t w = {.what = "an event", .peer = ev->peer, .recoverable = 1};
     hcrt_wait_state_t ws;
     hcrt__wait_begin(&ws);
 

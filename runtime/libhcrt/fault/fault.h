@@ -31,6 +31,11 @@ int hcrt__fault_on(void);
 void hcrt__fault_started(void);
 /* The runtime starts its shutdown (injection point "shutdown"). */
 void hcrt__fault_shutdown_begins(void);
+/* The exit protocol begins (before the head tells the workers): in FT
+ * mode a loss from now on ends the job. */
+void hcrt__fault_exit_begins(void);
+/* The head's process ends with `status` (FT mode: tells hcrun). */
+void hcrt__fault_ft_done(int status);
 
 /* ---- what this rank is doing, for the report --------------------------- */
 

@@ -24,6 +24,7 @@
 #include "base/log.h"
 #include "base/wait.h"
 #include "libhcrt/fault/fd_int.h"
+#include "libhcrt/fault/ft.h"
 
 static fd_probe_t *probe_start(int subject, int asker, double secs)
 {
@@ -115,7 +116,7 @@ void hcrt__fd_case_open(const fd_group_t *g)
     fd_case_t *c = case_of(g->subject);
     if (c && !c->decided)
         merge_group(c, g);
-    if (c || f->ending || f->reported)
+    if (c || f->ending || f->reported || f->peers[g->subject].state == P_FAILED)
         return; /* a decided case stays as decided (a failure) */
     for (int i = 0; i < FD_MAX_CASES && !c; i++)
         if (!f->cases[i].used)
@@ -312,7 +313,8 @@ static void decide(fd_case_t *c)
               c->subject, hcrt__fd_diag_name(c->diag), c->rule, c->ev);
     if (hcrt__fd_is_failure(c->diag) && c->diag != FD_DIAG_SELF_CUT) {
         f->peers[c->subject].state = P_FAILED;
-        hcrt__wait_peer_failed(c->subject);
+        if (!hcrt__ft_on()) /* FT mode: once the modules heard (fd_ft.c) */
+            hcrt__wait_peer_failed(c->subject);
         hcrt__fd_ring_update();
     } else if (c->diag == FD_DIAG_ENDED) {
         f->peers[c->subject].state = P_FAILED;
@@ -353,12 +355,16 @@ static void conclude(void)
         return;
     for (int i = 0; i < FD_MAX_CASES; i++) {
         fd_case_t *c = &f->cases[i];
-        if (!c->used)
+        if (!c->used || c->ft_done)
             continue;
         fail |= hcrt__fd_is_failure(c->diag);
         ended |= c->diag == FD_DIAG_ENDED;
     }
-    if (fail) {
+    f->ft_going_on = fail && hcrt__fd_ft_survivable();
+    if (f->ft_going_on) {
+        hcrt__fd_report();
+        hcrt__fd_ft_go_on(); /* FT mode: the job goes on without them */
+    } else if (fail) {
         hcrt__fd_report();
         hcrt__fd_end_job(1);
     } else if (ended) {

@@ -32,6 +32,7 @@
 #include "base/log.h"
 #include "base/wait.h"
 #include "libhcrt/fault/fd_int.h"
+#include "libhcrt/fault/ft.h"
 
 #define END_RESEND_NS 20000000ULL /* END again every 20 ms ... */
 #define END_LINGER_NS 60000000ULL /* ... for 60 ms, then exit */
@@ -86,7 +87,11 @@ _Noreturn void hcrt__fd_exit(int status)
  * ends this process; a minute later, if it has not, the wait does. */
 static hcrt_status_t wait_policy(int peer, const char *what)
 {
-    (void)peer, (void)what;
+    if (hcrt__ft_on())
+        hcrt__ft_unrecoverable(peer,
+                               "%s waited for it, and that wait cannot "
+                               "go on without it",
+                               what ? what : "a wait");
     for (int i = 0; i < 600; i++) {
         struct timespec ts = {0, 100000000L};
         nanosleep(&ts, NULL);
@@ -128,17 +133,16 @@ void hcrt__fd_end_init(void)
 
 /* "HCRT-FAULT-END <status> <rank>" to hcrun, which stops a launcher that
  * cannot end the job itself (a cut-off node's daemon). */
-static void notify_launcher(void)
+void hcrt__fd_notify_launcher(const char *what, int status)
 {
     fd_state_t *f = &hcrt__fd;
     const char *spec = hcrt__config_string("HCRT_FAULT_LAUNCHER");
     const char *colon = spec ? strrchr(spec, ':') : NULL;
     char msg[64], addr[64];
-    if (!colon)
+    if (!colon || f->udp < 0)
         return;
     int port = atoi(colon + 1),
-        n = snprintf(msg, sizeof msg, "HCRT-FAULT-END %d %d\n", f->status,
-                     f->rank);
+        n = snprintf(msg, sizeof msg, "%s %d %d\n", what, status, f->rank);
     for (const char *a = spec; a < colon;) {
         size_t len = strcspn(a, ",:");
         snprintf(addr, sizeof addr, "%.*s", (int)len, a);
@@ -162,6 +166,39 @@ void hcrt__fd_kill_failed(void)
         if (st & (FD_EV_PROC_STOPPED | FD_EV_PROC_RUNNING))
             kill(f->peers[r].rec.pid, SIGKILL);
     }
+}
+
+static void notify_launcher(void)
+{
+    hcrt__fd_notify_launcher("HCRT-FAULT-END", hcrt__fd.status);
+}
+
+/* FT mode: the head finished. hcrun stops an mpirun that waits for a
+ * lost node's daemon (a cut link), and knows that the head did not die:
+ * under --enable-recovery mpirun may exit 0 when the head was killed. */
+void hcrt__fault_ft_done(int status)
+{
+    fd_state_t *f = &hcrt__fd;
+    if (f->rank != 0 || !hcrt__ft_on())
+        return;
+    if (hcrt__ft_nlost() && f->peers) { /* what the recovery re-did */
+        char lost[256] = "";
+        size_t k = 0;
+        for (int r = 1; r < f->size && k < sizeof lost - 80; r++)
+            if (hcrt__ft_lost(r))
+                k += (size_t)snprintf(lost + k, sizeof lost - k, "%s%d (%s)",
+                                      k ? ", " : "", r, f->peers[r].rec.host);
+        long n, tasks, bytes;
+        double s;
+        hcrt__ft_counts(&n, &tasks, &bytes, &s);
+        hcrt__log_plain(HCRT_MOD_FAULT,
+                        "FT mode: the job finished without rank(s) %s: %ld "
+                        "target task(s) re-run on the survivors, %ld bytes "
+                        "sent again, %.2f s from the tasks' first failures "
+                        "to their completion",
+                        lost, tasks, bytes, s);
+    }
+    hcrt__fd_notify_launcher("HCRT-FT-DONE", status & 0xff);
 }
 
 /* The launcher daemon that started this rank (under --enable-recovery

@@ -234,8 +234,14 @@ void hcrt__fault_started(void)
     hcrt__fd_heartbeat_now();
 }
 
+void hcrt__fault_exit_begins(void)
+{
+    atomic_store(&hcrt__fd.shutting, 1);
+}
+
 void hcrt__fault_shutdown_begins(void)
 {
+    atomic_store(&hcrt__fd.shutting, 1);
     if (!hcrt__fd.on) {
         hcrt__fd_inject_phase("shutdown");
         return;

@@ -9,6 +9,7 @@
  *   fd_report.c  the one report (log, JSON), activity texts
  *   fd_end.c     ending the job, the leave protocol, SIGTERM, wait policy
  *   fd_inject.c  failure injection (HCRT_FAULT_INJECT)
+ *   fd_ft.c      FT mode: the job goes on without a lost worker (ft.h)
  *   fd_rules.c   the rule table and symptom grouping (no MPI)
  *
  * Everything below belongs to the detector thread unless marked; other
@@ -44,7 +45,8 @@ enum fd_type {
     FD_LEFT,      /* from the root: every rank finished */
     FD_LEFT_ACK,  /* ... seen */
     FD_LASTWORD,  /* base/lastword.c: [header][kind][text] */
-    FD_HELLO      /* first bytes on a presence connection */
+    FD_HELLO,     /* first bytes on a presence connection */
+    FD_LOST       /* FT mode, from the root: `subject` is lost, go on */
 };
 
 typedef struct fd_hdr {
@@ -93,6 +95,7 @@ typedef struct fd_peer {
     fd_rec_t rec;
     struct sockaddr_in udp, tcp; /* sin_port 0: no route */
     int state, same_host, leaving, left_acked;
+    int ft_lost;         /* FT mode: this rank knows it is lost */
     uint64_t last_hb_ns; /* when its last heartbeat arrived here */
     double last_hb_t;    /* the same, in this rank's job time */
     char doing[FD_TEXT];
@@ -111,6 +114,7 @@ typedef struct fd_probe {
 /* The acting root's analysis of one subject. */
 typedef struct fd_case {
     int used, subject, decided, asked, answered;
+    int ft_done; /* FT mode: reported, the job went on without it */
     int helpers[2];
     fd_probe_t *probe; /* this rank's own probe of the subject */
     uint32_t ev;
@@ -155,9 +159,11 @@ typedef struct fd_state {
     fd_out_t out[FD_MAX_OUT];
     /* shutdown and ending */
     int leaving, left, done, ending, reported;
+    int ft_going_on; /* FT mode: the report being made lets the job go on */
     uint64_t leave_next, end_at, left_at;
     _Atomic uint32_t left_word; /* the main thread waits on it in fini */
     atomic_int sigterm, stop;
+    atomic_int shutting; /* this rank's runtime began its shutdown */
     pthread_t thread;
 } fd_state_t;
 
@@ -229,6 +235,8 @@ int hcrt__fd_case_before(uint64_t t);
 /* fd_report.c */
 void hcrt__fd_report(void);
 void hcrt__fd_report_slow(const fd_case_t *c);
+/* (Re)writes the JSON report (HCRT_FAULT_REPORT), if asked for. */
+void hcrt__fd_report_json(void);
 
 /* fd_end.c */
 void hcrt__fd_end_init(void);
@@ -241,6 +249,8 @@ void hcrt__fd_on_left(const fd_msg_t *m);
 void hcrt__fd_on_left_ack(const fd_msg_t *m);
 void hcrt__fd_sigterm_check(void);
 void hcrt__fd_kill_failed(void);
+/* "<what> <status> <rank>" to hcrun (HCRT_FAULT_LAUNCHER), if any. */
+void hcrt__fd_notify_launcher(const char *what, int status);
 
 /* fd_inject.c */
 void hcrt__fd_inject_init(void);
@@ -250,5 +260,15 @@ void hcrt__fd_inject_phase(const char *phase);
 /* The detector is off: injections still happen (from a thread of their
  * own), which shows what a failure does to a job without it. */
 void hcrt__fd_inject_alone(void);
+
+/* fd_ft.c */
+void hcrt__fd_ft_init(int detector_on);
+void hcrt__fd_ft_lost(int rank);
+void hcrt__fd_on_lost(const fd_msg_t *m);
+int hcrt__fd_ft_survivable(void);
+void hcrt__fd_ft_go_on(void);
+void hcrt__fd_ft_timers(void);
+/* Why FT mode could not recover (hcrt__ft_unrecoverable), or NULL. */
+const char *hcrt__fd_ft_why(void);
 
 #endif /* HCRT_FD_INT_H */

@@ -99,6 +99,7 @@ static void timers(fd_state_t *f, uint64_t now)
     hcrt__fd_case_timers(now);
     hcrt__fd_leave_timers(now);
     hcrt__fd_inject_timers(now);
+    hcrt__fd_ft_timers();
     if (atomic_exchange(&f->sigterm, 0))
         hcrt__fd_sigterm_check();
 }
@@ -158,6 +159,9 @@ static void on_message(const fd_msg_t *m, size_t len)
         break;
     case FD_LEFT_ACK:
         hcrt__fd_on_left_ack(m);
+        break;
+    case FD_LOST:
+        hcrt__fd_on_lost(m);
         break;
     case FD_LASTWORD:
         hcrt__fd_on_lastword((const unsigned char *)m, len);
@@ -320,6 +324,7 @@ void hcrt__fault_init(MPI_Comm comm)
     int ok = hcrt__fd_exchange(comm, &mine);
     f->start_ns = hcrt__fd_now();
     f->wall_off_ns = wall_ns() - (int64_t)f->start_ns;
+    hcrt__fd_ft_init(ok && want);
     if (!ok || !want) {
         hcrt__fd_inject_alone(); /* failures still happen, undetected */
         return;

@@ -135,13 +135,15 @@ static void report_case(const fd_case_t *c)
     }
     hcrt__log_plain(HCRT_MOD_FAULT,
                     "rank %d (host %s) %s at %.1f s -- %s%s; symptoms from "
-                    "rank%s %s; it was %s; the job ends",
+                    "rank%s %s; it was %s; %s",
                     c->subject, p->rec.host, hcrt__fd_diag_phrase(c->diag), at,
                     ev, words, c->nobs > 1 ? "s" : "", obs,
                     c->doing[0]   ? c->doing
                     : p->doing[0] ? p->doing
                                   : "doing something unknown (no heartbeat "
-                                    "yet)");
+                                    "yet)",
+                    f->ft_going_on ? "the job goes on without it (FT mode)"
+                                   : "the job ends");
 }
 
 static void json_str(FILE *o, const char *s)
@@ -210,10 +212,17 @@ static void write_json(const char *path)
             first = 0;
         }
     }
-    fprintf(o,
-            "\n  ],\n  \"outcome\": \"the job ends\",\n"
-            "  \"exit_status\": %d\n}\n",
-            f->status);
+    const char *why = hcrt__fd_ft_why();
+    fprintf(o, "\n  ],\n  \"outcome\": ");
+    json_str(o, why              ? "the job ends"
+                : f->ft_going_on ? "the job goes on"
+                                 : "the job ends");
+    if (why) {
+        fprintf(o, ",\n  \"cannot_recover\": ");
+        json_str(o, why);
+    }
+    fprintf(o, ",\n  \"exit_status\": %d\n}\n",
+            f->ft_going_on && !why ? 0 : f->status);
     fclose(o);
 }
 
@@ -235,9 +244,15 @@ void hcrt__fd_report(void)
     }
     for (int i = 0; i < FD_MAX_CASES; i++) {
         const fd_case_t *c = &f->cases[i];
-        if (c->used && c->decided && hcrt__fd_is_failure(c->diag))
+        if (c->used && c->decided && !c->ft_done &&
+            hcrt__fd_is_failure(c->diag))
             report_case(c);
     }
+    hcrt__fd_report_json();
+}
+
+void hcrt__fd_report_json(void)
+{
     const char *path = hcrt__config_string("HCRT_FAULT_REPORT");
     if (path && *path)
         write_json(path);

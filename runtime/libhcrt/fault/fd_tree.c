@@ -117,7 +117,7 @@ void hcrt__fd_symptom(int subject, uint32_t ev, double since, double gap,
     fd_state_t *f = &hcrt__fd;
     uint64_t now = hcrt__fd_now();
     if (subject < 0 || subject >= f->size || subject == f->rank || f->done ||
-        now < f->frozen_until)
+        now < f->frozen_until || f->peers[subject].ft_lost)
         return;
     fd_symptom_t s = {subject, f->rank, ev, now, since, gap, doing};
     if (hcrt__fd_corr_add(&f->corr, &s))

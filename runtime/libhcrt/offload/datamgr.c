@@ -586,6 +586,24 @@ int32_t hcrt__dm_nbuffers(const hcrt__dm_t *dm)
     return dm->nbuf;
 }
 
+int32_t hcrt__dm_on_node(hcrt__dm_t *dm, int node, uint64_t *bytes,
+                         uintptr_t *first)
+{
+    int32_t n = 0;
+    *bytes = 0, *first = 0;
+    env_store(dm);
+    for (int32_t e = 0; e < dm->nenv; e++)
+        for (int32_t i = 0; i < dm->env[e].nbuf; i++) {
+            const dm_buf_t *b = dm->env[e].buf[i];
+            if (node < 0 || !(b->alloc[node / 64] & (1ULL << (node % 64))))
+                continue;
+            if (!n++)
+                *first = b->begin;
+            *bytes += b->size;
+        }
+    return n;
+}
+
 /* The buffer holding the whole range, or NULL. */
 static const dm_buf_t *range_buf(const hcrt__dm_t *dm, const void *addr,
                                  int64_t len)

@@ -110,6 +110,10 @@ hcrt_status_t hcrt__dm_extent(const hcrt__dm_t *dm, const void *addr,
 /* Reference count of the mapping holding addr, or -1 if unmapped. */
 int64_t hcrt__dm_refcount(const hcrt__dm_t *dm, const void *addr);
 int32_t hcrt__dm_nbuffers(const hcrt__dm_t *dm);
+/* Buffers of every device's table allocated on `node`: how many, their
+ * bytes, the host address of the first (FT mode: what a lost node held). */
+int32_t hcrt__dm_on_node(hcrt__dm_t *dm, int node, uint64_t *bytes,
+                         uintptr_t *first);
 /* Whether node holds a valid (latest) copy of every byte in the range. */
 int hcrt__dm_is_valid(const hcrt__dm_t *dm, const void *addr, int64_t len,
                       int node);

@@ -16,7 +16,9 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "base/wait.h"
 #include "libhcrt/core.h"
+#include "libhcrt/fault/ft.h"
 #include "libhcrt/offload/ofl_exec_int.h"
 
 ofl_state_t hcrt__ofl;
@@ -64,6 +66,7 @@ void hcrt__offload_init(MPI_Comm comm)
     }
     s->up = 1;
     s->ndev = size - 1;
+    hcrt__ofl_ft_init();
     hcrt_info(HCRT_MOD_TARGET, "target offload up: %d device(s) = ranks 1..%d",
               s->ndev, s->ndev);
 }
@@ -124,6 +127,7 @@ int hcrt__offload_print(FILE *out)
                     n - 1, n, s->dev_kernels[n], s->dev_run_ns[n] * 1e-6,
                     s->dev_run_ns[n] * 1e-3 / (double)s->dev_kernels[n]);
     pthread_mutex_unlock(&kt_lock);
+    hcrt__ofl_ft_print(out);
     return atomic_load(&s->launched) || atomic_load(&s->ops_run);
 }
 
@@ -245,11 +249,21 @@ static void fail(const char *what, int node, hcrt_status_t st)
 
 static void op_finish(ofl_x_t *x, const hcrt__dm_op_t *op, hcrt_status_t st)
 {
-    if (st != HCRT_OK)
+    if (st != HCRT_OK) {
+        free(x->stage);
+        x->stage = x->stage_host = NULL;
+        if (hcrt__ofl_ft_retry(x, op->dst == HCRT_DM_HOST ? op->src : op->dst,
+                               st))
+            return; /* FT mode: x starts again on a survivor */
         fail(op->kind == HCRT_DM_OP_COPY ? "a data copy" : "a data operation",
              op->dst == HCRT_DM_HOST ? op->src : op->dst, st);
-    if (x->stage_host) /* a copy home: from the staging buffer */
+    }
+    if (x->stage_host && x->ft) { /* FT mode: lands when x completes */
+        hcrt__ofl_ft_hold(x, x->stage_host, x->stage, x->stage_len);
+        x->stage = NULL;
+    } else if (x->stage_host) { /* a copy home: from the staging buffer */
         memcpy(x->stage_host, x->stage, x->stage_len);
+    }
     free(x->stage);
     x->stage = x->stage_host = NULL;
     x->opi++;
@@ -268,8 +282,9 @@ static void op_cb(hcrt__event_t *ev, void *arg)
     advance(x);
 }
 
-/* Sends or waits the event of op; sync: completes it before returning. */
-static void op_start(ofl_x_t *x, const hcrt__dm_op_t *op)
+/* Sends or waits the event of op; sync: completes it before returning.
+ * Returns 1 when x was re-planned instead (FT mode): go on advancing. */
+static int op_start(ofl_x_t *x, const hcrt__dm_op_t *op)
 {
     hcrt__event_send_t s = {.timeout = HCRT_EVENT_TIMEOUT_DEFAULT,
                             .sync = x->sync,
@@ -324,26 +339,36 @@ static void op_start(ofl_x_t *x, const hcrt__dm_op_t *op)
     }
     st = hcrt__event_send(&s, evp);
 sent:
-    if (st != HCRT_OK)
-        fail("sending a data operation", s.dest, st);
+    if (st != HCRT_OK) {
+        int node = op->dst == HCRT_DM_HOST ? op->src : op->dst;
+        free(x->stage);
+        x->stage = x->stage_host = NULL;
+        if (hcrt__ofl_ft_retry(x, node, st))
+            return 1;
+        fail("sending a data operation", node, st);
+    }
     if (x->sync) {
         st = hcrt__event_wait(ev, -1.0);
         hcrt__event_release(ev);
         op_finish(x, op, st);
     }
+    return 0;
 }
 
 /* ---- the kernel ------------------------------------------------------------
  */
 
-static void kernel_finish(ofl_x_t *x, hcrt__event_t *ev)
+static void kernel_finish(ofl_x_t *x, hcrt__event_t *ev, hcrt_status_t st)
 {
-    hcrt_status_t st = hcrt__event_status(ev);
     size_t len;
-    const ofl_kernel_reply_t *r = hcrt__event_reply_hdr(ev, &len);
+    const ofl_kernel_reply_t *r;
 
-    if (st != HCRT_OK)
+    if (st != HCRT_OK) {
+        if (hcrt__ofl_ft_retry(x, x->node, st))
+            return; /* FT mode: x starts again on a survivor */
         fail("a kernel", x->node, st);
+    }
+    r = hcrt__event_reply_hdr(ev, &len);
     if (len >= sizeof(*r))
         hcrt__ofl_kernel_learn(x->kh.kernel, x->node, (double)r->run_ns);
     x->phase = 2;
@@ -353,11 +378,11 @@ static void kernel_finish(ofl_x_t *x, hcrt__event_t *ev)
 static void kernel_cb(hcrt__event_t *ev, void *arg)
 {
     ofl_x_t *x = arg;
-    kernel_finish(x, ev);
+    kernel_finish(x, ev, hcrt__event_status(ev));
     advance(x);
 }
 
-static void kernel_start(ofl_x_t *x)
+static int kernel_start(ofl_x_t *x)
 {
     hcrt__event_buf_t b[2];
     int nb = 0;
@@ -378,20 +403,25 @@ static void kernel_start(ofl_x_t *x)
                             .arg = x};
     hcrt__event_t *ev = NULL;
     hcrt_status_t st = hcrt__event_send(&s, x->sync ? &ev : NULL);
-    if (st != HCRT_OK)
+    if (st != HCRT_OK) {
+        if (hcrt__ofl_ft_retry(x, x->node, st))
+            return 1;
         fail("sending a kernel", x->node, st);
+    }
     atomic_fetch_add(&hcrt__ofl.launched, 1);
     if (x->sync) {
-        hcrt__event_wait(ev, -1.0);
-        kernel_finish(x, ev);
+        st = hcrt__event_wait(ev, -1.0);
+        kernel_finish(x, ev, st);
         hcrt__event_release(ev);
     }
+    return 0;
 }
 
 static void x_finish(ofl_x_t *x)
 {
     ofl_state_t *s = &hcrt__ofl;
 
+    hcrt__ofl_ft_complete(x); /* FT mode: its data lands on the host now */
     pthread_mutex_lock(&s->lock);
     s->load_ns[x->node] -= x->est_ns;
     if (s->load_ns[x->node] < 0)
@@ -414,7 +444,7 @@ static void x_finish(ofl_x_t *x)
 static void free_cb(hcrt__event_t *ev, void *arg)
 {
     hcrt_status_t st = hcrt__event_status(ev);
-    if (st != HCRT_OK)
+    if (st != HCRT_OK && st != HCRT_ERR_NODE_FAILED) /* FT: lost, gone */
         hcrt_warn(HCRT_MOD_TARGET, "freeing a device buffer on node %d: %s",
                   hcrt__event_peer(ev), hcrt_strerror(st));
     mark_done((int64_t)(intptr_t)arg);
@@ -430,7 +460,10 @@ static void free_start(const hcrt__dm_op_t *op)
                             .done = free_cb,
                             .arg = (void *)(intptr_t)op->id};
     hcrt_status_t st = hcrt__event_send(&s, NULL);
-    if (st != HCRT_OK)
+    if (st ==
+        HCRT_ERR_NODE_FAILED) /* FT mode: the node and its copy are gone */
+        mark_done(op->id);
+    else if (st != HCRT_OK)
         fail("sending a data operation", op->dst, st);
 }
 
@@ -483,7 +516,21 @@ static int batch_add(ofl_x_t *x, const hcrt__dm_op_t *op)
 }
 
 static void batch_cb(hcrt__event_t *ev, void *arg);
-static void batch_finish(ofl_x_t *x, hcrt__event_t *ev);
+static void batch_finish(ofl_x_t *x, hcrt__event_t *ev, hcrt_status_t st);
+
+/* A batch of x failed (st): FT mode re-plans x (1), else the job ends. */
+static int batch_failed(ofl_x_t *x, int node, hcrt_status_t st)
+{
+    free(x->bblob);
+    free(x->bget);
+    x->bblob = x->bget = NULL;
+    x->nbops = 0;
+    if (hcrt__ofl_ft_retry(x, node, st))
+        return 1;
+    fail(x->bkernel ? "a kernel with its data" : "a batch of data operations",
+         node, st);
+    return 0;
+}
 
 /* How long the reply of x's kernel cannot come (seconds), as a hint to the
  * event handlers: half the kernel's learned time on its node, when that is
@@ -501,7 +548,8 @@ static double quiet_s(const ofl_x_t *x)
 }
 
 /* Collects the longest batch from x's position and sends it; returns 0
- * (and sends nothing) when it would hold fewer than two operations. */
+ * (and sends nothing) when it would hold fewer than two operations, 2
+ * when x was re-planned (FT mode) instead. */
 static int batch_start(ofl_x_t *x)
 {
     ofl_state_t *s = &hcrt__ofl;
@@ -635,32 +683,38 @@ static int batch_start(ofl_x_t *x)
     hcrt__event_t *ev = NULL;
     hcrt_status_t st = hcrt__event_send(&sd, x->sync ? &ev : NULL);
     if (st != HCRT_OK)
-        fail("sending an offload batch", node, st);
+        return batch_failed(x, node, st) ? 2 : 0;
     if (kernel)
         atomic_fetch_add(&hcrt__ofl.launched, 1);
     if (x->sync) { /* the caller's loop goes on */
-        hcrt__event_wait(ev, -1.0);
-        batch_finish(x, ev);
+        st = hcrt__event_wait(ev, -1.0);
+        batch_finish(x, ev, st);
         hcrt__event_release(ev);
     }
     return 1;
 }
 
 /* The batch of x completed: GETs land in host memory, its ops are done. */
-static void batch_finish(ofl_x_t *x, hcrt__event_t *ev)
+static void batch_finish(ofl_x_t *x, hcrt__event_t *ev, hcrt_status_t st)
 {
-    hcrt_status_t st = hcrt__event_status(ev);
     int node = hcrt__event_peer(ev);
-    if (st != HCRT_OK)
-        fail(x->bkernel ? "a kernel with its data"
-                        : "a batch of data "
-                          "operations",
-             node, st);
+    if (st != HCRT_OK) {
+        batch_failed(x, node, st);
+        return; /* FT mode: x starts again on a survivor */
+    }
     char *get = x->bget;
     for (int32_t i = 0; i < x->nbops; i++) {
         const hcrt__dm_op_t *op = x->bops[i];
         if (op->kind == HCRT_DM_OP_COPY && op->dst == HCRT_DM_HOST) {
-            memcpy((void *)(op->host + op->off), get, op->len);
+            void *host = (void *)(op->host + op->off), *held;
+            if (x->ft && (held = malloc(op->len ? op->len : 1))) {
+                memcpy(held, get, op->len); /* FT: lands when x completes */
+                hcrt__ofl_ft_hold(x, host, held, op->len);
+            } else if (x->ft) {
+                hcrt_fatal(HCRT_MOD_TARGET, "out of memory for a target task");
+            } else {
+                memcpy(host, get, op->len);
+            }
             get += op->len;
         }
     }
@@ -685,7 +739,7 @@ static void batch_finish(ofl_x_t *x, hcrt__event_t *ev)
 static void batch_cb(hcrt__event_t *ev, void *arg)
 {
     ofl_x_t *x = arg;
-    batch_finish(x, ev);
+    batch_finish(x, ev, hcrt__event_status(ev));
     advance(x);
 }
 
@@ -694,7 +748,10 @@ static void batch_cb(hcrt__event_t *ev, void *arg)
 static void advance(ofl_x_t *x)
 {
     for (;;) {
-        if (x->phase < 3 && batch_enabled && batch_start(x)) {
+        int b = x->phase < 3 && batch_enabled ? batch_start(x) : 0;
+        if (b == 2) /* FT mode: re-planned, from the start */
+            continue;
+        if (b) {
             if (!x->sync)
                 return; /* batch_cb goes on */
             continue;
@@ -704,10 +761,9 @@ static void advance(ofl_x_t *x)
                 x->phase = 2, x->opi = 0;
                 continue;
             }
-            kernel_start(x);
-            if (!x->sync)
-                return; /* kernel_cb goes on */
-            continue;
+            if (kernel_start(x) || x->sync)
+                continue;
+            return; /* kernel_cb goes on */
         }
         if (x->phase == 3) {
             x_finish(x);
@@ -732,9 +788,9 @@ static void advance(ofl_x_t *x)
             free_start(op);
             continue;
         }
-        op_start(x, op);
-        if (!x->sync)
-            return; /* op_cb goes on */
+        if (op_start(x, op) || x->sync)
+            continue; /* re-planned (FT mode), or done */
+        return;       /* op_cb goes on */
     }
 }
 
@@ -752,6 +808,7 @@ void hcrt__ofl_x_start(ofl_x_t *x)
 
 void hcrt__ofl_x_free(ofl_x_t *x)
 {
+    hcrt__ofl_ft_free(x);
     hcrt__dm_plan_fini(&x->pre);
     hcrt__dm_plan_fini(&x->post);
     free(x->bops);
@@ -760,6 +817,60 @@ void hcrt__ofl_x_free(ofl_x_t *x)
     free(x->cbuf);
     free(x->cshared);
     free(x);
+}
+
+/* ---- FT mode: a task whose node was lost starts again (ofl_ft.c) ---- */
+
+static int first_lost(void)
+{
+    for (int r = 1; r < hcrt__ofl.size; r++)
+        if (hcrt__wait_is_failed(r))
+            return r;
+    return -1;
+}
+
+int hcrt__ofl_ft_retry(ofl_x_t *x, int node, hcrt_status_t st)
+{
+    ofl_state_t *s = &hcrt__ofl;
+    if (st != HCRT_ERR_NODE_FAILED || !hcrt__ft_on() || !hcrt__ft_nlost())
+        return 0;
+    int lost = hcrt__wait_is_failed(node)      ? node
+               : hcrt__wait_is_failed(x->node) ? x->node
+                                               : first_lost();
+    if (!x->ft)
+        hcrt__ft_unrecoverable(lost, "a target data construct (enter, exit or "
+                                     "update data) was moving data to or from "
+                                     "it, and data constructs are not re-run");
+    hcrt__dm_plan_t old_pre, old_post;
+    pthread_mutex_lock(&s->lock);
+    hcrt_status_t r = hcrt__ofl_replan(x, &old_pre, &old_post);
+    pthread_mutex_unlock(&s->lock);
+    if (r == HCRT_ERR_UNSUPPORTED)
+        hcrt__ft_unrecoverable(
+            lost,
+            "target task %s was running there with data mapped by target "
+            "data or enter data, whose only copy may have been there; "
+            "re-running the tasks that wrote it (lineage re-execution) is "
+            "not implemented",
+            x->ft->name ? x->ft->name : "?");
+    if (r != HCRT_OK)
+        hcrt__ft_unrecoverable(lost,
+                               "no worker rank is left to re-run target "
+                               "task %s (%s)",
+                               x->ft->name ? x->ft->name : "?",
+                               hcrt_strerror(r));
+    free(x->stage);
+    x->stage = x->stage_host = NULL;
+    x->phase = 0, x->opi = 0;
+    hcrt__ofl_ft_count(x, lost);
+    /* nothing else waits for the old ops (the task's data was its own) */
+    for (int32_t i = 0; i < old_pre.n; i++)
+        mark_done(old_pre.ops[i].id);
+    for (int32_t i = 0; i < old_post.n; i++)
+        mark_done(old_post.ops[i].id);
+    hcrt__dm_plan_fini(&old_pre);
+    hcrt__dm_plan_fini(&old_post);
+    return 1;
 }
 
 /* ---- learned kernel times per node (EWMA) -------------------------------- */

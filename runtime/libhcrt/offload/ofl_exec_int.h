@@ -12,6 +12,28 @@
 #include "libhcrt/offload/ofl_exec.h"
 #include "libhcrt/offload/ofl_wire.h"
 
+/* FT mode (ofl_ft.c): what re-planning a kernel task on a survivor
+ * needs, and the data it brings home, held back until it completes (a
+ * task re-run after a loss must find its inputs on the host unchanged). */
+typedef struct ofl_commit {
+    void *host, *data;
+    size_t len;
+} ofl_commit_t;
+
+typedef struct ofl_ft {
+    hcrt__ofl_map_t *maps;
+    int32_t nmaps, ndeps;
+    hcrt_depend_info_t *deps;
+    hcrt__dm_xlate_t *xl;
+    int64_t device_id;
+    int pin;          /* the node device(n) named, -1: free */
+    const char *name; /* the kernel's */
+    int retries;
+    double t_fail; /* when it first failed (MPI_Wtime) */
+    ofl_commit_t *commits;
+    int32_t ncommits, capcommits;
+} ofl_ft_t;
+
 /* One task in execution: its data plans, then its kernel (if any), then
  * the plan after it. Async executors advance in event callbacks; sync
  * ones on the caller's thread. */
@@ -47,6 +69,7 @@ typedef struct ofl_x {
     /* completion */
     uintptr_t omp_event; /* detached task to fulfil, 0: none */
     atomic_int done;
+    ofl_ft_t *ft; /* FT mode, kernel tasks only */
 } ofl_x_t;
 
 typedef struct ofl_state {
@@ -82,6 +105,33 @@ double hcrt__ofl_kernel_est(uint64_t kernel, int node);
 /* The learned time of kernel on node (ns), -1 if it never ran there. */
 double hcrt__ofl_kernel_seen(uint64_t kernel, int node);
 void hcrt__ofl_kernel_learn(uint64_t kernel, int node, double ns);
+
+/* ---- ofl_ft.c: FT mode (fault/ft.h, docs/faults.md "FT mode") ---- */
+/* Head, once the offload engine is up: listens for lost ranks. */
+void hcrt__ofl_ft_init(void);
+/* Whether node can take work (not a lost rank). */
+int hcrt__ofl_node_live(int node);
+/* A live node for a task pinned to `node` (device(n) of a lost rank goes
+ * to a survivor, said once per rank); 0 if no worker is left. */
+int hcrt__ofl_ft_pinned(int node);
+/* After an event of x failed with st on node: in FT mode, when the node
+ * was lost, re-plans x from its start on a survivor and returns 1 (the
+ * caller goes on advancing x); else returns 0 (the caller fails). Ends
+ * the job when x's data cannot be recovered. */
+int hcrt__ofl_ft_retry(ofl_x_t *x, int node, hcrt_status_t st);
+/* Holds back data brought home (takes `data`, a malloc'ed block). */
+void hcrt__ofl_ft_hold(ofl_x_t *x, void *host, void *data, size_t len);
+/* x completed: its held-back data lands in host memory; counts re-runs. */
+void hcrt__ofl_ft_complete(ofl_x_t *x);
+void hcrt__ofl_ft_free(ofl_x_t *x);
+int hcrt__ofl_ft_print(FILE *out);
+/* x got a new plan after rank `lost` was lost: count and log it. */
+void hcrt__ofl_ft_count(ofl_x_t *x, int lost);
+/* ofl_target.c: re-plans x (lock held) on a live node; its old plans go
+ * to *old_pre and *old_post. HCRT_ERR_UNSUPPORTED when x maps data that
+ * outlives it, HCRT_ERR_NODE_FAILED when no worker is left. */
+hcrt_status_t hcrt__ofl_replan(ofl_x_t *x, hcrt__dm_plan_t *old_pre,
+                               hcrt__dm_plan_t *old_post);
 
 /* The default-device ICV (omp_get_default_device, without omp.h). */
 extern int ofl_default_device(void) __asm__("omp_get_default_device");

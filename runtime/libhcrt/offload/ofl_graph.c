@@ -231,9 +231,12 @@ void hcrt__ofl_graph_place(void)
             if (b.tasks[i].kind != HCRT_OFL_KERNEL)
                 continue;
             hcrt__heft_cost_set_exec(g.cm, k, 0, HOST_NEVER_S);
-            for (int node = 1; node <= s->ndev; node++)
+            for (int node = 1; node <= s->ndev; node++) /* FT: lost ones */
                 hcrt__heft_cost_set_exec(g.cm, k, node,
-                                         hcrt__ofl_kernel_est(k, node) * 1e-9);
+                                         hcrt__ofl_node_live(node)
+                                             ? hcrt__ofl_kernel_est(k, node) *
+                                                   1e-9
+                                             : HOST_NEVER_S);
         }
         /* Batches placed earlier may still run: a node is busy for the
          * estimated work in flight there (without it every batch saw idle

@@ -27,6 +27,7 @@
 
 #include "base/log.h"
 #include "libhcrt/core.h"
+#include "libhcrt/fault/ft.h"
 #include "libhcrt/offload/offload_int.h"
 #include "libhcrt/offload/ofl_exec_int.h"
 
@@ -195,16 +196,24 @@ static int place(uint64_t kernel, const hcrt__ofl_map_t *m, int32_t n)
     double best_v = 0;
 
     if (s->policy == 1) /* rr */
-        return 1 + (int)(atomic_fetch_add(&s->rr, 1) % (unsigned)s->ndev);
+        for (int k = 0; k < s->ndev; k++) {
+            int node =
+                1 + (int)(atomic_fetch_add(&s->rr, 1) % (unsigned)s->ndev);
+            if (hcrt__ofl_node_live(node))
+                return node;
+        }
+    best = 0;
     for (int node = 1; node <= s->ndev; node++) {
         double v;
+        if (!hcrt__ofl_node_live(node)) /* FT mode: a lost rank */
+            continue;
         uint64_t miss = missing_bytes(m, n, node);
         if (s->policy == 2) /* locality: fewest missing bytes, then load */
             v = (double)miss * 1e6 + s->load_ns[node];
         else /* eft: earliest estimated finish */
             v = s->load_ns[node] + hcrt__ofl_kernel_est(kernel, node) +
                 (double)miss / OFL_BYTES_PER_NS;
-        if (node == 1 || v < best_v)
+        if (!best || v < best_v)
             best = node, best_v = v;
     }
     return best;
@@ -244,7 +253,8 @@ static int claimed_node(const hcrt__ofl_map_t *m, int32_t n,
             continue;
         int shared = hcrt__ofl_map_shared_read(&m[i], deps, ndeps);
         for (int32_t c = 0; c < nclaims; c++) {
-            if (claims[c].buf != buf || (shared && claims[c].nexcl == 0))
+            if (claims[c].buf != buf || (shared && claims[c].nexcl == 0) ||
+                !hcrt__ofl_node_live(claims[c].node))
                 continue;
             if (claims[c].nexcl > 0)
                 return claims[c].node; /* an in-place user: join it */
@@ -326,7 +336,9 @@ static int device_node(int64_t device_id, int free_ok, const char *what)
         device_id = ofl_default_device();
     }
     int node = node_of(device_id);
-    if (node == 0 && device_id != ndev)
+    if (node > 0) /* FT mode: a lost device's work goes to a survivor */
+        node = hcrt__ofl_ft_pinned(node);
+    if (node == 0 && device_id != ndev && node_of(device_id) == 0)
         hcrt_error(HCRT_MOD_TARGET,
                    "%s names device %lld, but this run has devices 0..%d "
                    "(the worker ranks) and the host %d: running it on the "
@@ -631,6 +643,105 @@ static void build_params(ofl_x_t *x, int64_t device_id,
                     : offsetof(ofl_kernel_hdr_t, p) + n * sizeof(ofl_param_t);
 }
 
+/* ---- FT mode: what a re-run needs (ofl_ft.c) ---------------------------- */
+
+static int ft_keep(ofl_x_t *x, int64_t device_id, int pin, const char *name,
+                   const hcrt__ofl_task_desc_t *d, hcrt__dm_xlate_t *xl)
+{
+    ofl_ft_t *f = calloc(1, sizeof(*f));
+    hcrt_depend_info_t *deps =
+        d->ndeps ? malloc((size_t)d->ndeps * sizeof(*deps)) : NULL;
+    if (!f || (d->ndeps && !deps)) {
+        free(f), free(deps);
+        hcrt_fatal(HCRT_MOD_TARGET, "out of memory for a target task");
+    }
+    if (d->ndeps)
+        memcpy(deps, d->deps, (size_t)d->ndeps * sizeof(*deps));
+    *f = (ofl_ft_t){.maps = (hcrt__ofl_map_t *)d->maps,
+                    .nmaps = d->nmaps,
+                    .ndeps = d->ndeps,
+                    .deps = deps,
+                    .xl = xl,
+                    .device_id = device_id,
+                    .pin = pin,
+                    .name = name};
+    x->ft = f;
+    return 1;
+}
+
+/* The parameters of x's kernel name the buffers of its old plan: those
+ * of the new one now, at the same place in the data. */
+static void remap_params(ofl_x_t *x, const hcrt__dm_xlate_t *old,
+                         const hcrt__dm_xlate_t *xl)
+{
+    ofl_param_t *pv = x->xparams ? x->xparams : x->kh.p;
+    for (uint32_t k = 0; k < x->kh.nparams; k++) {
+        if (!pv[k].buf || pv[k].buf == OFL_PRIV)
+            continue;
+        for (int32_t i = 0; i < x->ft->nmaps; i++)
+            if (old[i].buf == pv[k].buf) {
+                pv[k].val += (int64_t)xl[i].off - (int64_t)old[i].off;
+                pv[k].buf = xl[i].buf;
+                break;
+            }
+    }
+}
+
+hcrt_status_t hcrt__ofl_replan(ofl_x_t *x, hcrt__dm_plan_t *old_pre,
+                               hcrt__dm_plan_t *old_post)
+{
+    ofl_state_t *s = &hcrt__ofl;
+    ofl_ft_t *f = x->ft;
+    uint64_t buf, off;
+    uintptr_t host;
+    select_env(f->device_id);
+    for (int32_t i = 0; i < f->nmaps; i++) /* data beyond this task */
+        if (hcrt__ofl_map_is_data(&f->maps[i]) &&
+            hcrt__dm_lookup(s->dm, f->maps[i].begin, &buf, &off, &host) ==
+                HCRT_OK)
+            return HCRT_ERR_UNSUPPORTED;
+    int node = f->pin > 0 ? hcrt__ofl_ft_pinned(f->pin)
+                          : place(x->kh.kernel, f->maps, f->nmaps);
+    if (node <= 0)
+        return HCRT_ERR_NODE_FAILED;
+    hcrt__dm_xlate_t *xl = calloc((size_t)f->nmaps + 1, sizeof(*xl));
+    if (!xl)
+        return HCRT_ERR_NOMEM;
+    hcrt__ofl_task_desc_t d = {.kind = HCRT_OFL_KERNEL,
+                               .kernel = x->kh.kernel,
+                               .work = 1,
+                               .pin = node,
+                               .deps = f->deps,
+                               .ndeps = f->ndeps,
+                               .maps = f->maps,
+                               .nmaps = f->nmaps};
+    *old_pre = x->pre, *old_post = x->post;
+    x->pre = x->post = (hcrt__dm_plan_t){0};
+    hcrt_status_t st =
+        hcrt__dm_plan_task(s->dm, &d, node, &x->pre, &x->post, xl);
+    if (st != HCRT_OK) {
+        free(xl);
+        return st;
+    }
+    hcrt__ofl_ops_add(&x->pre);
+    hcrt__ofl_ops_add(&x->post);
+    hcrt__ofl_claims_drop(x);
+    free(x->cbuf), free(x->cshared);
+    x->cbuf = NULL, x->cshared = NULL;
+    s->load_ns[x->node] -= x->est_ns;
+    if (s->load_ns[x->node] < 0)
+        s->load_ns[x->node] = 0;
+    remap_params(x, f->xl, xl);
+    free(f->xl);
+    f->xl = xl;
+    x->node = node;
+    x->kh.device = node - 1;
+    claims_add(x, f->maps, f->nmaps, xl, f->deps, f->ndeps);
+    x->est_ns = hcrt__ofl_kernel_est(x->kh.kernel, node);
+    s->load_ns[node] += x->est_ns;
+    return HCRT_OK;
+}
+
 int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
                              const hcrt_kernel_desc_t *k,
                              const hcrt_kernel_args_t *a)
@@ -642,6 +753,7 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
     if (s->rank != 0) /* met on a worker in a cluster region: runs there */
         return 1;
     int node = device_node(device_id, nowait, "a target region");
+    int pin = node;
     if (node == 0 || atomic_load(&head_regions) > 0 || device_addr_program())
         return 1;
     hcrt__ofl_map_t *m = zip_maps((int32_t)a->num_args, a->arg_base_ptrs,
@@ -680,10 +792,16 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
         hcrt__ofl_graph_learn(cur_tt->entry, k->id, 0);
     if (node < 0)
         node = claimed_node(m, (int32_t)a->num_args, d.deps, d.ndeps);
-    if (node < 0 && cur_tt && cur_tt->gnode > 0) /* HEFT over the graph */
+    if (node < 0 && cur_tt && cur_tt->gnode > 0 &&
+        hcrt__ofl_node_live(cur_tt->gnode)) /* HEFT over the graph */
         node = cur_tt->gnode;
     if (node < 0)
         node = place(k->id, m, (int32_t)a->num_args);
+    if (node == 0) { /* FT mode: no worker left, the head runs it */
+        pthread_mutex_unlock(&s->lock);
+        free(x), free(xl), free(m);
+        return 1;
+    }
     x->node = node;
     x->kh.device = node - 1;
     hcrt_status_t st =
@@ -699,6 +817,9 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
     if (st != HCRT_OK)
         plan_failed(st, k->name);
     build_params(x, device_id, a, m, xl);
+    if (hcrt__ft_on() && ft_keep(x, device_id, pin, k->name, &d, xl)) {
+        m = NULL, xl = NULL; /* kept for a re-run (ofl_ft.c) */
+    }
     free(xl);
     free(m);
     if (nowait)

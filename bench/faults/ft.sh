@@ -1,0 +1,106 @@
+#!/usr/bin/env bash
+# FT mode benchmarks (docs/faults.md "FT mode", issue #26): markdown tables.
+#
+#   bench/faults/ft.sh [BUILD_DIR] [WHAT...]
+#
+# WHAT (default: both):
+#   failures  FT_RUNS (102) failures injected into target task graphs
+#             (test/faults/ft_tasks.c) under `hcrun --ft`, through
+#             test/faults/run_ft.sh: kind kill / stop / cut in turn, 3 or 4
+#             ranks, cluster mode on or off, the rank and the time random
+#             (seed = the run's number), with the detector at
+#             HCRT_FAULT_TIMEOUT=2 and HCRT_FAULT_PROBE_TIME=0.5 (half the
+#             defaults: a stop is found sooner, the runs are shorter) and
+#             FT_PHASES (10; 14 for cut) graphs: finished with the fault-free
+#             output, ended (the platform: a cut node's Open MPI daemon),
+#             wrong output, hangs; the recovery's figures (HCRT_STATS)
+#   overhead  fault-free task graphs with and without --ft, alternating,
+#             OVH_RUNS (7) runs each: the ratio of the medians of the wall
+#             times (ft_tasks PHASES MS at 3 ranks, for MS 40 and 2)
+# cut needs root (network namespaces). Timings mean little on a loaded
+# machine: the script prints `uptime` before and after.
+set -uo pipefail
+BUILD=$(cd "${1:-build}" && pwd)
+shift || true
+what=${*:-failures overhead}
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+export HCRUN=$BUILD/bin/hcrun FT_TASKS=$BUILD/test/faults/ft_tasks
+export FAULT_PHASES=$BUILD/test/faults/fault_phases
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+[ -x "$HCRUN" ] && [ -x "$FT_TASKS" ] || {
+  echo "ft.sh: build hcrun and test/faults/ft_tasks in $BUILD first" >&2
+  exit 1
+}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname): $(nproc) cores; commit $(git -C "$SRC" rev-parse --short HEAD)"
+echo "# load: $(uptime | sed 's/.*load/load/')"
+
+failures() {
+  local n=${FT_RUNS:-102} kinds=(kill stop cut) log=$work/ft.log
+  : >"$log"
+  echo
+  echo "| kind | runs | same output as fault-free | ended by mpirun (cut daemon), right prefix | other endings | wrong output | hung | median s |"
+  echo "|---|---|---|---|---|---|---|---|"
+  for i in $(seq 0 $((n - 1))); do
+    k=${kinds[i % 3]} np=$((3 + (i / 3) % 2)) cl=$(((i / 6) % 2)) ph=${FT_PHASES:-10}
+    [ "$k" = cut ] && ph=$((ph + 4))
+    line=$(FT_SEED=$((i + 1)) FT_LOG=$log HCRT_STATS=1 \
+      FT_PHASES=$ph HCRT_FAULT_TIMEOUT=2 HCRT_FAULT_PROBE_TIME=0.5 \
+      "$SRC/test/faults/run_ft.sh" "$np" "$k" "$cl" 2>&1 | head -1)
+    echo "$k $line" >>"$work/lines"
+    echo "$line" >&2
+  done
+  for k in "${kinds[@]}"; do
+    local all same ended wrong hung med
+    all=$(grep -c "^$k " "$work/lines")
+    same=$(grep "^$k PASS" "$work/lines" | grep -c "fault-free output after")
+    ended=$(grep "^$k PASS" "$work/lines" | grep -c "mpirun then ended")
+    hung=$(grep "^$k FAIL" "$work/lines" | grep -c "hung")
+    wrong=$(grep "^$k FAIL" "$work/lines" | grep -c "differs\|a wrong line")
+    other=$(($(grep -c "^$k FAIL" "$work/lines") - hung - wrong))
+    med=$(grep "^$k " "$work/lines" | sed -n 's/.*, \([0-9.]*\) s)$/\1/p' |
+      sort -n | awk '{a[NR]=$1} END {print NR ? a[int((NR+1)/2)] : "-"}')
+    echo "| $k | $all | $same | $ended | $other | $wrong | $hung | $med |"
+  done
+  grep " FAIL" "$work/lines" | sed 's/^/    /'
+  echo
+  echo "Recovery (HCRT_STATS of the runs that lost a rank): tasks re-run per"
+  echo "loss, bytes sent again, time from a task's first failure to its"
+  echo "completion:"
+  grep "offload: FT mode" "$log" | sed -n \
+    's/.*FT mode, \([0-9]*\) rank(s) lost: \([0-9]*\) target task(s) re-run on survivors, \([0-9]*\) bytes sent again, \([0-9.]*\) ms.*/\1 \2 \3 \4/p' |
+    awk '{l+=$1; t+=$2; b+=$3; ms+=$4; n++} END {if (n) printf "%d runs, %d losses: %.1f tasks re-run per loss, %.0f bytes per loss, %.1f ms per re-run task\n", n, l, t/l, b/l, t ? ms/t : 0}'
+  grep -c "cannot recover" "$log" | sed 's/^/lines "cannot recover" (must be 0 for task graphs): /'
+}
+
+median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+overhead() {
+  local runs=${OVH_RUNS:-7}
+  echo
+  echo "| ft_tasks (3 ranks, 8 phases) | without --ft s | with --ft s | ratio |"
+  echo "|---|---|---|---|"
+  for ms in 40 2; do
+    : >"$work/off" && : >"$work/on"
+    for _ in $(seq "$runs"); do
+      for mode in off on; do
+        local a=(-n 3 --oversubscribe)
+        [ $mode = on ] && a+=(--ft)
+        local t0 t1
+        t0=$(date +%s.%N)
+        "$HCRUN" "${a[@]}" "$FT_TASKS" 8 "$ms" >/dev/null 2>&1
+        t1=$(date +%s.%N)
+        echo "$t1 - $t0" | bc >>"$work/$mode"
+      done
+    done
+    local off on
+    off=$(median <"$work/off") on=$(median <"$work/on")
+    printf "| kernels of %s ms | %.2f | %.2f | %.3f |\n" "$ms" "$off" "$on" \
+      "$(echo "$on / $off" | bc -l)"
+  done
+}
+
+for w in $what; do "$w"; done
+echo
+echo "# load: $(uptime | sed 's/.*load/load/')"

@@ -1,0 +1,129 @@
+#!/usr/bin/env bash
+# run_ft.sh NP KIND[,KIND2] [CLUSTER]
+#
+# FT mode (docs/faults.md "FT mode"): runs ft_tasks (target task graphs of
+# every dependency pattern) under `hcrun --ft` on NP ranks while worker
+# ranks fail, and checks that the job finishes with exactly the output of
+# a fault-free run. KIND is kill, stop or cut (cut: each rank in its own
+# network namespace, root only); "KIND,KIND2" loses two ranks, one after
+# the other; "none" injects nothing (a fault-free run with --ft); "head"
+# kills rank 0 (the job must end with the report, non-zero); "dsm" kills a
+# worker of fault_phases' cluster loops (the job must end saying it cannot
+# recover). The failing rank and the time are random (seeded by FT_SEED,
+# printed). CLUSTER (default 1) is HCRT_CLUSTER. FT_LOG=FILE appends the
+# runtime's lines about the recovery (report, statistics) to FILE. Prints one line
+# "PASS|FAIL ..." and exits 0 on PASS (77: skipped). Environment: HCRUN,
+# FT_TASKS, FAULT_PHASES (the programs), FT_SEED, FT_PHASES (the graphs'
+# count; default 8, 14 with a stop or cut, 8 more with two losses).
+set -uo pipefail
+np=$1 kinds=$2 cluster=${3:-1}
+hcrun=${HCRUN:-hcrun}
+prog=${FT_TASKS:-ft_tasks}
+seed=${FT_SEED:-$(( $(date +%s%N) % 100000 ))}
+RANDOM=$seed
+out=$(mktemp /tmp/run_ft.XXXXXX)
+cleanup() { [ "${KEEP:-0}" = 1 ] || rm -f "$out" "$out".*; }
+trap cleanup EXIT
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export HCRT_CLUSTER=$cluster HCRT_FAULT_REPORT=$out.json
+if [[ $kinds == *cut* ]] && [ "$(id -u)" != 0 ]; then
+  echo "SKIP np$np $kinds: cutting a link needs root (network namespaces)"
+  exit 77
+fi
+say() {
+  # bench/faults/ft.sh keeps what the runtime said about the recovery
+  [ -n "${FT_LOG:-}" ] && grep -hE "FT mode|cannot recover|^hcrun:" "$out.err" 2>/dev/null |
+    sed "s/^/[$seed] /" >>"$FT_LOG"
+  echo "$1 np$np $kinds cluster=$cluster seed=$seed${inject:+ ($inject)}: $2 (status $rc, $elapsed s)"
+  [ "$1" = PASS ] || { echo "---- stdout ----"; cat "$out.out"; echo "---- stderr ----"; grep -v "PMIX ERROR" "$out.err" | tail -30; }
+  [ "$1" = PASS ]
+  exit $?
+}
+# a stopped rank is found after HCRT_FAULT_TIMEOUT (4 s) plus the probes:
+# the program must still run then
+phases=8
+[[ $kinds == *stop* || $kinds == *cut* ]] && phases=14
+[[ $kinds == *,* ]] && phases=$((phases + 8))
+phases=${FT_PHASES:-$phases}
+args=(-n "$np" --oversubscribe)
+[[ $kinds == *cut* ]] && args=(--netns "$np")
+inject=""
+when() { echo "$1.$((RANDOM % 10))"; }
+case $kinds in
+none) ;;
+head) inject="0@$(when $((2 + RANDOM % 2))):kill" ;;
+dsm) inject="$((1 + RANDOM % (np - 1)))@3:kill" ;;
+*)
+  r1=$((1 + RANDOM % (np - 1))) k1=${kinds%%,*}
+  t1=$((1 + RANDOM % 3))
+  [ "$k1" = cut ] && t1=$((t1 + 3)) # the namespaces start slower
+  inject="$r1@$(when $t1):$k1"
+  if [[ $kinds == *,* ]]; then
+    r2=$r1
+    while [ "$r2" = "$r1" ]; do r2=$((1 + RANDOM % (np - 1))); done
+    t2=$((6 + RANDOM % 3))
+    [[ $k1 == stop || $k1 == cut ]] && t2=$((t2 + 5))
+    inject="$inject,$r2@$(when $t2):${kinds#*,}"
+  fi
+  ;;
+esac
+# the fault-free output: the program computes the same graphs without the
+# runtime's devices when it runs on one rank (kernels on the host, 0 ms)
+ref=$out.ref
+"$hcrun" -n 1 "$prog" "$phases" 0 >"$ref" 2>"$out.referr" ||
+  { rc=$? elapsed=0; say FAIL "the reference run failed"; }
+if [ "$kinds" = dsm ]; then
+  cmd=("${FAULT_PHASES:-fault_phases}" loop 10)
+else
+  cmd=("$prog" "$phases" 40)
+fi
+t0=$(date +%s.%N)
+timeout -k 5 100 "$hcrun" "${args[@]}" --ft ${inject:+--inject-failure "$inject"} \
+  "${cmd[@]}" >"$out.out" 2>"$out.err"
+rc=$?
+elapsed=$(printf %.1f "$(echo "$(date +%s.%N) - $t0" | bc)")
+[ "$rc" = 124 ] || [ "$rc" = 137 ] && say FAIL "the job hung (outer timeout)"
+lost_line() { grep "fault: rank $1 (host [^)]*) .*the job goes on without it (FT mode)" "$out.err"; }
+case $kinds in
+head)
+  [ "$rc" != 0 ] || say FAIL "the job ended with status 0 after losing the head"
+  grep -q "fault: rank 0 (host [^)]*) died at .*; the job ends" "$out.err" ||
+    say FAIL "no report that rank 0 died and the job ends"
+  say PASS "the head's loss ends the job with the report"
+  ;;
+dsm)
+  [ "$rc" != 0 ] || say FAIL "the job ended with status 0 after a loss in cluster regions"
+  grep -q "fault: rank ${inject%%@*} (host [^)]*) was lost and hcc cannot recover from it: it took part in [0-9]* parallel region(s)" "$out.err" ||
+    say FAIL "no 'cannot recover' line naming the cluster regions"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["outcome"]=="the job ends" and "region" in r["cannot_recover"], r' "$out.json" ||
+    say FAIL "the JSON report does not say why the job ended"
+  say PASS "ends with 'cannot recover': cluster regions"
+  ;;
+esac
+# A cut node takes its Open MPI daemon with it: mpirun (ORTE 4.1) ends the
+# whole job some seconds later ("unable to reliably start one or more
+# daemons"), whatever the ranks do. Then what the job printed must be a
+# prefix of the fault-free output (never a wrong line), after a report
+# that the job went on.
+if [[ $kinds == *cut* ]] && [ "$rc" != 0 ] &&
+  grep -q "ORTE was unable to reliably start" "$out.err"; then
+  n=$(wc -l <"$out.out")
+  [ "$(head -n "$n" "$ref" | md5sum)" = "$(md5sum <"$out.out")" ] ||
+    say FAIL "a wrong line before mpirun ended the job"
+  lost_line "${inject%%@*}" >/dev/null || say FAIL "no report that the cut rank was lost"
+  say PASS "hcc went on; mpirun then ended the job for the cut node's daemon ($n of $(wc -l <"$ref") lines, all right)"
+fi
+[ "$rc" = 0 ] || say FAIL "the job did not finish (status $rc)"
+diff -q "$ref" "$out.out" >/dev/null ||
+  say FAIL "the output differs from the fault-free run's: $(diff "$ref" "$out.out" | head -3 | tr '\n' ' ')"
+if [ "$kinds" = none ]; then
+  ! grep -q "fault: rank" "$out.err" || say FAIL "a fault report without a failure"
+  say PASS "fault-free run with --ft: same output"
+fi
+for spec in ${inject//,/ }; do
+  r=${spec%%@*}
+  lost_line "$r" >/dev/null || say FAIL "no report that rank $r was lost and the job went on"
+  grep -q "fault: FT mode: the job finished without rank(s) .*$r (" "$out.err" ||
+    say FAIL "the head's summary does not name lost rank $r"
+done
+say PASS "finished with the fault-free output after losing rank(s) $(for s in ${inject//,/ }; do printf '%s ' "${s%%@*}"; done)"
