@@ -9,6 +9,9 @@
 #                                      # mpirun with one rank per namespace
 #   scripts/netns.sh mpirun-args N     # the mpirun options that target them
 #                                      # (add -np N --bind-to none)
+#   scripts/netns.sh mpirun [mpirun args...]
+#                                      # mpirun over the namespaces that are up
+#                                      # (many at once; see below)
 #   scripts/netns.sh cut K [SECONDS]   # take node K's link down (after SECONDS)
 #   scripts/netns.sh heal K            # bring it up again
 #   scripts/netns.sh shape K RATE [DELAY]  # tbf rate limit, netem delay
@@ -27,6 +30,12 @@
 # address .k+1, the bridge .1), HCC_MPIRUN (default mpirun). Two users of
 # this machine pick different prefixes and nets; one prefix is used by one
 # run at a time (a lock file serialises them).
+#
+# `mpirun` is for many runs at once in namespaces already up (the test tier,
+# test/netns): rank k-1 on node k (one slot per node; more ranks than
+# nodes oversubscribe the first nodes), each run with its own host file, agent and
+# Open MPI session directories (OMPI_MCA_orte_tmpdir_base), no lock, no
+# cleanup of other runs' leftovers (`clean` or `down` afterwards).
 #
 # Cleanup: each node's Open MPI session directory lives in
 # /tmp/<prefix>/<node>, removed after a run; shared-memory segments
@@ -170,26 +179,29 @@ be applied (use --rate only, or a kernel with sch_netem)"
 # runs in the node's namespace with its own host name (a UTS namespace)
 # and session directory.
 ns_write_agent() {
+  local base=${2:-$tmpdir}
   cat >"$1" <<AGENT
 #!/bin/sh
 host=\$1; shift
 while [ "\${host#-}" != "\$host" ]; do host=\$1; shift; done
 k=\$(( \${host##*.} - 1 ))
-mkdir -p $tmpdir/$prefix\$k
+mkdir -p $base/$prefix\$k
 exec ip netns exec $prefix\$k unshare --uts sh -c \
-  "hostname $prefix\$k && TMPDIR=$tmpdir/$prefix\$k && export TMPDIR && \$*"
+  "hostname $prefix\$k && TMPDIR=$base/$prefix\$k && export TMPDIR && \$*"
 AGENT
   chmod +x "$1"
 }
 
-# mpirun options that put rank k-1 on node k (one slot each).
+# mpirun options that put rank k-1 on node k (one slot each); DIR
+# (default /tmp/<prefix>) holds the host file, the agent and the nodes'
+# session directories.
 ns_mpirun_args() {
-  local n=${1:?usage: netns.sh mpirun-args N}
-  mkdir -p "$tmpdir"
-  local hosts=$tmpdir/hosts agent=$tmpdir/agent
+  local n=${1:?usage: netns.sh mpirun-args N} dir=${2:-$tmpdir}
+  mkdir -p "$dir"
+  local hosts=$dir/hosts agent=$dir/agent
   : >"$hosts"
   for k in $(seq "$n"); do echo "$net.$((k + 1)) slots=1" >>"$hosts"; done
-  ns_write_agent "$agent"
+  ns_write_agent "$agent" "$dir"
   echo "--hostfile $hosts --mca plm_rsh_agent $agent" \
     "--mca oob_tcp_if_include $net.0/24 --mca btl_tcp_if_include $net.0/24" \
     "--mca btl self,tcp"
@@ -223,6 +235,20 @@ ns_clean() {
   done
   rm -rf "$tmpdir"/"$prefix"[0-9]*
   ns_clean_shm
+}
+
+# mpirun over every namespace of the prefix that is up, in a directory of
+# its own that is removed afterwards; the exit status is mpirun's.
+ns_mpirun() {
+  local n dir rc=0
+  n=$(ns_count)
+  [ "$n" -ge 1 ] || die "no namespace of prefix $prefix is up (netns.sh up N first)"
+  dir=$(mktemp -d "/tmp/$prefix.run.XXXXXX") || die "mktemp in /tmp failed"
+  # shellcheck disable=SC2046
+  OMPI_MCA_orte_tmpdir_base=$dir "${HCC_MPIRUN:-mpirun}" \
+    $(ns_mpirun_args "$n" "$dir") --bind-to none --oversubscribe "$@" || rc=$?
+  rm -rf "$dir"
+  return $rc
 }
 
 ns_run() {
@@ -270,5 +296,6 @@ cmd=${1:-}
 case $cmd in
 up | down | status | cut | heal | shape | clean | run) "ns_$cmd" "$@" ;;
 mpirun-args) ns_mpirun_args "$@" ;;
-*) sed -n '2,30p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+mpirun) ns_mpirun "$@" ;;
+*) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 2 ;;
 esac

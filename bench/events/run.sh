@@ -1,7 +1,10 @@
 #!/bin/sh
 # run.sh [BUILD_DIR] [bench options...]
 # Event system vs raw MPI on 2 ranks of this host, in one run; prints the
-# markdown table recorded in bench/RESULTS.md ("Event system").
+# markdown table recorded in bench/RESULTS.md ("Event system"). MPIRUN
+# (default mpirun) launches it: `MPIRUN="scripts/netns.sh mpirun"` puts the
+# two ranks on two "hosts" (network namespaces that are up, docs/faults.md
+# "Multi-host fixture").
 set -e
 build=${1:-${HCC_BUILD_DIR:-build}}
 [ $# -gt 0 ] && shift
@@ -11,4 +14,4 @@ if [ ! -x "$bin" ]; then
     exit 1
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-exec timeout -k 5 300 mpirun --oversubscribe --bind-to none -np 2 "$bin" "$@"
+exec timeout -k 5 300 ${MPIRUN:-mpirun} --oversubscribe --bind-to none -np 2 "$bin" "$@"

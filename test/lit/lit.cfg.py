@@ -18,6 +18,17 @@ config.excludes = ["Inputs", "lit.cfg.py", "lit.site.cfg.py.in"]
 config.test_source_root = os.path.dirname(__file__)
 config.test_exec_root = os.path.join(config.hcc_obj_root, "test", "lit")
 
+# --param netns=N: the tier across hosts (test/netns). Every mpirun and
+# hcrun of the suite puts its ranks in the network namespaces of
+# HCC_NETNS_PREFIX (N of them, up before lit starts), one rank per "host",
+# over TCP; the runs go to test/lit-netns (no clash with the one-host runs)
+# and tests that only make sense on one host say `UNSUPPORTED: netns`.
+netns = lit_config.params.get("netns")
+if netns:
+    config.hcc_mpirun = os.path.join(config.hcc_src_root, "test/netns/mpirun.sh")
+    config.test_exec_root = os.path.join(config.hcc_obj_root, "test", "lit-netns")
+    config.available_features.add("netns")
+
 bindir = os.path.join(config.hcc_obj_root, "bin")
 libdir = os.path.join(config.hcc_obj_root, "lib")
 plugin = os.path.join(libdir, "HCCPasses.so")
@@ -25,7 +36,8 @@ tools = config.llvm_tools_dir
 
 config.environment["PATH"] = os.pathsep.join(
     [bindir, tools, config.environment.get("PATH", os.environ.get("PATH", ""))])
-for var in ["HOME", "TMPDIR", "OMP_NUM_THREADS"]:
+for var in ["HOME", "TMPDIR", "OMP_NUM_THREADS", "HCC_NETNS_PREFIX",
+            "HCC_NETNS_NET", "E2E_CLUSTER_RANKS", "OFFLOAD_RANKS"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 # Open MPI 4.1 creates <tmpdir>/ompi.<host>.<uid> on every mpirun and fails
@@ -49,6 +61,8 @@ config.environment["OMPI_ALLOW_RUN_AS_ROOT"] = "1"
 config.environment["OMPI_ALLOW_RUN_AS_ROOT_CONFIRM"] = "1"
 config.environment["OMPI_MCA_rmaps_base_oversubscribe"] = "1"
 config.environment["LD_LIBRARY_PATH"] = os.pathsep.join([libdir, config.llvm_lib_dir])
+if netns:
+    config.environment["HCC_MPIRUN"] = config.hcc_mpirun  # hcrun's mpirun
 
 config.substitutions.append(("%hcrun", os.path.join(bindir, "hcrun")))
 config.substitutions.append(

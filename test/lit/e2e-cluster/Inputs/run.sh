@@ -22,6 +22,8 @@
 # --nthreads-tail makes OMP_NUM_THREADS a list: the hcc run's first
 # element is the threads per rank, the reference's np x threads, the rest
 # (nested levels) as given.
+# E2E_CLUSTER_RANKS overrides the rank counts (default "1 2 4"; the tier
+# across hosts, test/netns, runs 2 and 4).
 # Environment (from the RUN line): HCC CLANG MPIRUN; PLUGIN and HCRT_LIB
 # (HCCPasses.so and libhcrt's directory) for --build plugin.
 set -u
@@ -125,7 +127,7 @@ fi
 
 xs=(-x HCRT_CLUSTER -x OMP_NUM_THREADS -x HCRT_STATS)
 for kv in "${envs[@]}"; do xs+=(-x "${kv%%=*}"); done
-for np in 1 2 4; do
+for np in ${E2E_CLUSTER_RANKS:-1 2 4}; do
     for t in $threads; do
         total=$((np * t))
         if [ ! -f "ref.$total" ]; then
@@ -147,4 +149,5 @@ for np in 1 2 4; do
             { cat "$out.err" >&2; fail "the statistics do not match '$stats_re'"; }
     done
 done
-echo "run.sh: $(basename "$src") ($build): identical output at -np 1/2/4 x ${threads// //} threads"
+ranks=${E2E_CLUSTER_RANKS:-1 2 4}
+echo "run.sh: $(basename "$src") ($build): identical output at -np ${ranks// //} x ${threads// //} threads"
