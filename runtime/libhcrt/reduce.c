@@ -75,7 +75,7 @@ static void stack_bounds(void)
         return;
     /* A main thread on a DSM stack (mainstack.c): glibc still reports its
      * original stack. */
-    if (hcrt__dsm_stack_find(&a, &lo, &len)) {
+    if (hcrt__dsm_stack_find(__builtin_frame_address(0), &lo, &len)) {
         stk_lo = (uintptr_t)lo, stk_hi = (uintptr_t)lo + len;
         return;
     }

@@ -128,6 +128,7 @@ void hcrt__ts_region_begin(void)
     __atomic_store_n(&hcrt__ts.remote_ns, 0, __ATOMIC_RELAXED);
     hcrt__ts_tables_reset(hcrt__cluster_team.local == 1);
     __atomic_add_fetch(&hcrt__ts.gen, 1, __ATOMIC_RELEASE);
+    hcrt__event_compute_busy(1); /* steals come, but the cores compute */
     hcrt__ts_spread = 1;
 }
 
@@ -136,6 +137,7 @@ void hcrt__ts_region_end(void)
 {
     hcrt__ts_spread = 0;
     hcrt__ts_tables_end();
+    hcrt__event_compute_busy(-1);
 }
 
 /* ---- statistics ----------------------------------------------------------

@@ -124,7 +124,8 @@ static void *gate_main(void *unused)
              * and what arrives meanwhile mostly waits for it anyway; poll
              * between short naps. */
             if (us < hcrt__ev.opts.poll_max_us &&
-                atomic_load(&hcrt__ev.exec_busy) > 0)
+                (atomic_load(&hcrt__ev.exec_busy) > 0 ||
+                 atomic_load(&hcrt__ev.compute_busy) > 0))
                 us = hcrt__ev.opts.poll_max_us;
             /* Origins ring this rank's bell after sending it a notice:
              * block until then instead of napping (an idle gate naps up
@@ -464,4 +465,9 @@ hcrt_status_t hcrt__event_fini(void)
     hcrt_info(HCRT_MOD_EVENT, "event system down%s",
               ok ? "" : " (with events lost, see above)");
     return ok ? HCRT_OK : HCRT_ERR_TIMEOUT;
+}
+
+void hcrt__event_compute_busy(int delta)
+{
+    atomic_fetch_add(&hcrt__ev.compute_busy, delta);
 }

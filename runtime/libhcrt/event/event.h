@@ -210,6 +210,10 @@ hcrt_status_t hcrt__event_forward(int src, int dst, int type, const void *hdr,
 void hcrt__event_reply(hcrt__event_ctx_t *ctx, hcrt_status_t status);
 
 void hcrt__event_set_peer_hook(hcrt__event_peer_cb cb, void *arg);
+/* This rank's threads compute (+1) or stop (-1) outside event kernels (a
+ * spread TASKS region): as while a kernel runs here, the gate polls between
+ * short naps instead of spinning its window on a core they need. */
+void hcrt__event_compute_busy(int delta);
 void hcrt__event_get_stats(hcrt__event_stats_t *out);
 
 #endif /* HCRT_EVENT_H */

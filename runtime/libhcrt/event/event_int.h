@@ -145,8 +145,9 @@ typedef struct ev_global {
     hcrt__event_peer_cb hook;
     void *hook_arg;
     atomic_uint_fast64_t sent, served, timeouts, bytes_sent, bytes_recv;
-    atomic_int exec_busy; /* EXEC events queued or running right now */
-    hcrt_bell_t bell;     /* rung by origins after a notice to this rank */
+    atomic_int exec_busy;    /* EXEC events queued or running right now */
+    atomic_int compute_busy; /* threads compute outside events (tasks) */
+    hcrt_bell_t bell;        /* rung by origins after a notice to this rank */
 } ev_global_t;
 
 extern ev_global_t hcrt__ev;

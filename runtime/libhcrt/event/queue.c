@@ -72,7 +72,12 @@ void hcrt__ev_backoff(ev_backoff_t *b, int progress, int cap)
 {
     double now = MPI_Wtime();
 
-    if (progress || now - b->last < hcrt__ev.opts.spin_us * 1e-6) {
+    /* No spin window while this rank's threads compute outside events (a
+     * spread TASKS region, hcrt__event_compute_busy): spinning took their
+     * core for the window after every request (2000 tasks at 2 ranks
+     * bound one core each: 1.12 s against 0.75 s without). */
+    if (progress || (now - b->last < hcrt__ev.opts.spin_us * 1e-6 &&
+                     !atomic_load(&hcrt__ev.compute_busy))) {
         if (progress)
             b->last = now;
         b->sleep_us = 0;
