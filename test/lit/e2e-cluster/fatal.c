@@ -42,7 +42,9 @@ int main(int argc, char **argv)
     fflush(stdout);
 #pragma omp parallel
     {
-#pragma omp for
+        /* static: every thread, the last one too, gets its iteration (a
+         * loop without a schedule may run on one node: HetProbe) */
+#pragma omp for schedule(static)
         for (int i = 0; i < omp_get_num_threads(); i++) {
             int last = omp_get_thread_num() == omp_get_num_threads() - 1;
             if (!strcmp(mode, "segv") && last)
