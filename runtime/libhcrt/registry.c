@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/hash.h"
 #include "base/log.h"
 #include "base/stats.h"
 #include "libhcrt/core.h"
@@ -35,10 +36,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t bucket_of(uint64_t key)
 {
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdULL;
-    key ^= key >> 33;
-    return (size_t)(key & (NBUCKETS - 1));
+    return hcrt__hash_bucket(key, NBUCKETS);
 }
 
 static region_node_t *region_find(const hcrt_region_desc_t *desc, size_t b)

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/mman.h>
 
+#include "base/hash.h"
 #include "base/log.h"
 #include "dsm/dsm.h"
 #include "libhcrt/core.h"
@@ -31,10 +32,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t bucket_of(uint64_t key)
 {
-    key ^= key >> 33;
-    key *= 0xff51afd7ed558ccdULL;
-    key ^= key >> 33;
-    return (size_t)(key & (NBUCKETS - 1));
+    return hcrt__hash_bucket(key, NBUCKETS);
 }
 
 hcrt_ts_site_t *hcrt__ts_site_of_entry(hcrt_task_entry_t entry)
