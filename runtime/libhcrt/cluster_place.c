@@ -412,6 +412,11 @@ static int print_place(FILE *out, void *arg)
             place_on > 0 ? "on" : "off", tab.lost_ns * 1e-6,
             run > 0 ? tab.lost_ns * 1e-7 / run : 0.0, run, tab.p.budget * 100,
             tab.budget_refused, tls_len, tls_moves);
+    if (tab.groups)
+        fprintf(out,
+                "group tries (every region on all nodes tried on the head at "
+                "once): %u, regions they moved %u\n",
+                tab.groups, tab.group_switches);
     for (uint32_t i = 0; i < tab.cap; i++)
         if (tab.slots[i].used && tab.slots[i].calls) {
             print_region(out, descs[i], &tab.slots[i]);

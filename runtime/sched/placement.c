@@ -13,6 +13,17 @@
  * only while earlier ones did not overspend. One region tries at a time,
  * and a cycle that overlaps another region's try is left out of the
  * averages.
+ *
+ * Group tries: a region's try pays the page moves that its neighbours'
+ * placements cause (a call on the head right after calls on all nodes
+ * fetches what the workers wrote), so regions that share data can each
+ * lose alone and all win together. Every GROUP_GAP calls of any region
+ * (doubled while group tries move nothing), when at least two regions run
+ * on all nodes and are called often (at most GROUP_GAP calls apart, the
+ * last time too) and no try is under way, those regions run on the head
+ * at once until each has had `try_calls` calls there (the first of each a
+ * transition), or for (try_calls + 1) x GROUP_GAP calls at most; then each
+ * decides from its own samples as after a try.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -21,6 +32,9 @@
 
 #define HORIZON_NS 1e9      /* the budget's base for runs shorter than 1 s */
 #define MAX_SPACING 65536.0 /* calls: every region is looked at again */
+#define GROUP_GAP 64        /* calls of any region between group tries */
+#define GROUP_GAP_MAX (1u << 20)
+#define GROUP_SPAN_NS 2e9 /* a group try ends after this anyway */
 
 void hcrt__place_params_default(hcrt__place_params_t *p, int nodes)
 {
@@ -52,6 +66,7 @@ int hcrt__place_init(hcrt__place_table_t *t, const hcrt__place_params_t *p,
         return -1;
     t->cap = cap ? cap : 1;
     t->start_ns = now_ns;
+    t->group_gap = t->group_next = GROUP_GAP;
     return 0;
 }
 
@@ -145,6 +160,88 @@ static int stale(const hcrt__place_table_t *t, uint64_t now_ns)
     return (double)(now_ns - t->busy_t0) > (16 * c > 1e9 ? 16 * c : 1e9);
 }
 
+/* ---- group tries ---------------------------------------------------- */
+
+static void decide(hcrt__place_table_t *t, hcrt__place_region_t *r);
+
+/* A region a group try moves: on all nodes past its first two calls,
+ * and called often and lately. */
+static int group_member(const hcrt__place_table_t *t,
+                        const hcrt__place_region_t *r)
+{
+    return r->used && r->choice == HCRT_PLACE_ALL && r->calls >= 2 &&
+           r->trying == 0 && r->gap <= GROUP_GAP &&
+           t->calls - r->last_at <= GROUP_GAP;
+}
+
+static void start_group(hcrt__place_table_t *t, uint64_t now_ns)
+{
+    for (uint32_t i = 0; i < t->cap; i++) {
+        hcrt__place_region_t *r = &t->slots[i];
+        if (!group_member(t, r))
+            continue;
+        r->in_group = 1, r->group_calls = 0, r->tries++;
+        /* samples of the head taken beside calls on all nodes paid
+         * their neighbours' moves: the group's replace them */
+        r->nring[HCRT_PLACE_HEAD] = r->rpos[HCRT_PLACE_HEAD] = 0;
+        r->avg[HCRT_PLACE_HEAD] = 0;
+        t->group_left++;
+    }
+    t->group_on = 1, t->group_t0 = now_ns, t->group_start = t->calls;
+    t->groups++;
+    t->epoch++;
+}
+
+static void end_group(hcrt__place_table_t *t)
+{
+    uint32_t moved = 0;
+
+    for (uint32_t i = 0; i < t->cap; i++) {
+        hcrt__place_region_t *r = &t->slots[i];
+        if (!r->used || !r->in_group)
+            continue;
+        uint8_t before = r->choice;
+        r->in_group = 0;
+        decide(t, r);
+        moved += r->choice != before;
+    }
+    t->group_on = 0, t->group_left = 0;
+    t->group_switches += moved;
+    if (moved)
+        t->group_gap = GROUP_GAP;
+    else if (t->group_gap < GROUP_GAP_MAX)
+        t->group_gap *= 2;
+    t->group_next = t->calls + t->group_gap;
+    t->epoch++;
+}
+
+/* Before a call: end a group try that ran its course (or whose members
+ * are no longer called), start one when due. A group try is the head's
+ * one-node run of its calls: like a try of the head alone it waits only
+ * while earlier tries overspent. */
+static void group_check(hcrt__place_table_t *t, uint64_t now_ns)
+{
+    if (t->group_on) {
+        if ((double)(now_ns - t->group_t0) > GROUP_SPAN_NS ||
+            t->calls - t->group_start > (t->p.try_calls + 1) * GROUP_GAP)
+            end_group(t);
+        return;
+    }
+    if (t->calls < t->group_next || t->busy)
+        return;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < t->cap && n < 2; i++)
+        n += group_member(t, &t->slots[i]);
+    double elapsed = (double)(now_ns - t->start_ns);
+    if (elapsed < HORIZON_NS)
+        elapsed = HORIZON_NS;
+    if (n < 2 || t->lost_ns > t->p.budget * elapsed + t->p.allowance_ns) {
+        t->group_next = t->calls + t->group_gap;
+        return;
+    }
+    start_group(t, now_ns);
+}
+
 hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
                                 uint64_t now_ns)
 {
@@ -152,15 +249,23 @@ hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
 
     if (t->busy && t->busy != r && stale(t, now_ns))
         end_try(t);
+    if (t->p.enabled)
+        group_check(t, now_ns);
+    if (r->calls)
+        r->gap = t->calls - r->last_at;
+    r->last_at = t->calls++;
     if (!t->p.enabled) {
         where = HCRT_PLACE_ALL;
     } else if (r->calls == 0) {
         r->choice = HCRT_PLACE_ALL; /* a region called once never re-runs */
         where = HCRT_PLACE_ALL;
+    } else if (r->in_group) {
+        where = HCRT_PLACE_HEAD;
     } else if (r->trying > 0) {
         r->trying--;
         where = (hcrt_place_t)!r->choice;
-    } else if (r->calls >= r->next_check && (!t->busy || t->busy == r)) {
+    } else if (r->calls >= r->next_check && !t->group_on &&
+               (!t->busy || t->busy == r)) {
         if (try_allowed(t, r, now_ns)) {
             r->trying = t->p.try_calls - 1;
             r->tries++;
@@ -278,6 +383,12 @@ void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
     }
     if (!r->transition && r->quiet && r->epoch_at == t->epoch)
         steady_sample(t, r, where, cycle);
+    if (r->in_group) {
+        if (where == HCRT_PLACE_HEAD && ++r->group_calls == t->p.try_calls &&
+            --t->group_left == 0)
+            end_group(t);
+        return;
+    }
     if (where != r->choice && r->trying == 0) {
         decide(t, r);
         if (t->busy == r)

@@ -12,6 +12,11 @@
  * calls when the loss such a try can cost fits the exploration budget (a
  * fraction of the time the program has run), one region at a time, and
  * re-checked at growing intervals or when the chosen placement's cost drifts.
+ * A try of one region alone pays the page moves its neighbours' placements
+ * cause, so a program whose regions share data can rest with every region
+ * on all nodes (or mixed) while the head alone would win for all of them
+ * together: a *group try* runs every region on all nodes on the head at
+ * once for a few calls each, and each decides from those samples.
  */
 #ifndef HCRT_SCHED_PLACEMENT_H
 #define HCRT_SCHED_PLACEMENT_H
@@ -61,6 +66,10 @@ typedef struct hcrt__place_region {
     uint8_t transition; /* the pending call changed placement */
     uint8_t slow;       /* chosen calls in a row above the drift band */
     uint8_t quiet;      /* no other region's try ran at the last call */
+    uint64_t last_at;   /* the table's call count at its last call */
+    uint64_t gap;       /* calls of any region between its last two */
+    uint8_t in_group;   /* takes part in the group try under way */
+    uint8_t group_calls; /* its calls on the head in that group try */
 } hcrt__place_region_t;
 
 typedef struct hcrt__place_table {
@@ -73,6 +82,16 @@ typedef struct hcrt__place_table {
     uint64_t busy_t0;           /* when its try started */
     uint64_t epoch;             /* bumped when a try starts or ends */
     double budget_refused;      /* tries refused for the budget */
+
+    /* group tries: every region on all nodes tried on the head at once */
+    uint64_t calls;      /* calls of every region so far */
+    uint64_t group_next; /* table call count of the next group try */
+    uint64_t group_gap;  /* calls between group tries now */
+    uint64_t group_t0;   /* when the group try under way started */
+    uint64_t group_start; /* the call count then */
+    uint32_t group_left; /* its members still short of try_calls calls */
+    uint32_t groups, group_switches; /* group tries, regions they moved */
+    uint8_t group_on;
 } hcrt__place_table_t;
 
 /* The defaults the settings table also documents (sched/settings.def). */

@@ -239,6 +239,82 @@ static void test_regret(void)
     }
 }
 
+/* Stuck alone, free together: four regions of a time step cost 150 on all
+ * nodes and 100 on the head, but a call on the head right after one on all
+ * nodes pays 300 more (the pages the workers wrote come back), and a call
+ * on all nodes right after one on the head 300 (the workers fetch what the
+ * head wrote). A try of one region alone pays the moves of its neighbours
+ * and loses (400 against 150), so only a try of every region on the head
+ * at once (a group try) finds the 400 a step of the head against 600 on
+ * all nodes. */
+static void test_group(void)
+{
+    enum { K = 4, MOVE = 300 };
+    hcrt__place_table_t t;
+    hcrt__place_params_t p;
+    hcrt__place_params_default(&p, 2);
+    hcrt__place_init(&t, &p, 16, 0);
+    hcrt__place_region_t *r[K];
+    for (int k = 0; k < K; k++)
+        r[k] = hcrt__place_region(&t, (uint64_t)k + 1);
+    uint64_t now = 0;
+    int prev = -1, k_last = -1;
+    double total = 0, c_last = 0;
+    for (int step = 0; step < 20000; step++)
+        for (int k = 0; k < K; k++) {
+            if (k_last >= 0)
+                hcrt__place_record(&t, r[k_last], (uint64_t)c_last);
+            int w = (int)hcrt__place_choose(&t, r[k], now);
+            double c = w == HCRT_PLACE_HEAD ? 100e3 : 150e3;
+            if (prev >= 0 && w != prev)
+                c += MOVE * 1e3;
+            prev = w;
+            now += (uint64_t)c;
+            total += c;
+            k_last = k, c_last = c;
+        }
+    for (int k = 0; k < K; k++)
+        CHECKF(r[k]->choice == HCRT_PLACE_HEAD, "region %d on %d", k,
+               r[k]->choice);
+    double oracle = 20000 * K * 100e3;
+    CHECKF(total <= oracle * 1.03 + 0.03e9 + K * 2 * 450e3,
+           "%.4g ns for %.4g", total, oracle);
+    hcrt__place_fini(&t);
+}
+
+/* Group tries of regions that split well: four regions of 100 on all nodes
+ * and 200 on the head stay on all nodes, and the group tries that look
+ * again cost no more than the budget. */
+static void test_group_loses(void)
+{
+    enum { K = 4 };
+    hcrt__place_table_t t;
+    hcrt__place_params_t p;
+    hcrt__place_params_default(&p, 2);
+    hcrt__place_init(&t, &p, 16, 0);
+    hcrt__place_region_t *r[K];
+    for (int k = 0; k < K; k++)
+        r[k] = hcrt__place_region(&t, (uint64_t)k + 1);
+    uint64_t now = 0;
+    double total = 0;
+    for (int step = 0; step < 50000; step++)
+        for (int k = 0; k < K; k++) {
+            int w = (int)hcrt__place_choose(&t, r[k], now);
+            double c = w == HCRT_PLACE_HEAD ? 200e3 : 100e3;
+            now += (uint64_t)c;
+            total += c;
+            hcrt__place_record(&t, r[k], (uint64_t)c);
+        }
+    for (int k = 0; k < K; k++)
+        CHECKF(r[k]->choice == HCRT_PLACE_ALL, "region %d on %d", k,
+               r[k]->choice);
+    CHECKF(t.groups >= 2, "%u group tries", t.groups);
+    double oracle = 50000 * K * 100e3;
+    CHECKF(total <= oracle * 1.06 + 2 * 0.03e9, "%.4g ns for %.4g", total,
+           oracle);
+    hcrt__place_fini(&t);
+}
+
 int main(int argc, char **argv)
 {
     static const check_case_t cases[] = {
@@ -247,6 +323,8 @@ int main(int argc, char **argv)
         {"phase", test_phase},       {"noise", test_noise},
         {"disabled", test_disabled}, {"table", test_table},
         {"regret", test_regret},     {"pushed", test_pushed},
+        {"group", test_group},
+        {"group_loses", test_group_loses},
         {NULL, NULL}};
     return check_run(argc, argv, cases);
 }
