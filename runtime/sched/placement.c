@@ -19,11 +19,12 @@
  * fetches what the workers wrote), so regions that share data can each
  * lose alone and all win together. Every GROUP_GAP calls of any region
  * (doubled while group tries move nothing), when at least two regions run
- * on all nodes and are called often (at most GROUP_GAP calls apart, the
- * last time too) and no try is under way, those regions run on the head
- * at once until each has had `try_calls` calls there (the first of each a
- * transition), or for (try_calls + 1) x GROUP_GAP calls at most; then each
- * decides from its own samples as after a try.
+ * on all nodes and are called often (at least 3 times, at most GROUP_GAP
+ * calls apart, the last time too) and no try is under way, those regions
+ * run on the head at once until each has had `try_calls` calls there (the
+ * first of each a transition), for (try_calls + 1) x GROUP_GAP calls at
+ * most, and no longer than GROUP_GAP calls without a call of a member;
+ * then each decides from its own samples as after a try.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -164,12 +165,12 @@ static int stale(const hcrt__place_table_t *t, uint64_t now_ns)
 
 static void decide(hcrt__place_table_t *t, hcrt__place_region_t *r);
 
-/* A region a group try moves: on all nodes past its first two calls,
- * and called often and lately. */
+/* A region a group try moves: on all nodes, called at least 3 times, often
+ * and lately. */
 static int group_member(const hcrt__place_table_t *t,
                         const hcrt__place_region_t *r)
 {
-    return r->used && r->choice == HCRT_PLACE_ALL && r->calls >= 2 &&
+    return r->used && r->choice == HCRT_PLACE_ALL && r->calls >= 3 &&
            r->trying == 0 && r->gap <= GROUP_GAP &&
            t->calls - r->last_at <= GROUP_GAP;
 }
@@ -187,7 +188,8 @@ static void start_group(hcrt__place_table_t *t, uint64_t now_ns)
         r->avg[HCRT_PLACE_HEAD] = 0;
         t->group_left++;
     }
-    t->group_on = 1, t->group_t0 = now_ns, t->group_start = t->calls;
+    t->group_on = 1, t->group_t0 = now_ns;
+    t->group_start = t->group_moved = t->calls;
     t->groups++;
     t->epoch++;
 }
@@ -223,7 +225,8 @@ static void group_check(hcrt__place_table_t *t, uint64_t now_ns)
 {
     if (t->group_on) {
         if ((double)(now_ns - t->group_t0) > GROUP_SPAN_NS ||
-            t->calls - t->group_start > (t->p.try_calls + 1) * GROUP_GAP)
+            t->calls - t->group_start > (t->p.try_calls + 1) * GROUP_GAP ||
+            t->calls - t->group_moved > GROUP_GAP)
             end_group(t);
         return;
     }
@@ -384,6 +387,7 @@ void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
     if (!r->transition && r->quiet && r->epoch_at == t->epoch)
         steady_sample(t, r, where, cycle);
     if (r->in_group) {
+        t->group_moved = t->calls;
         if (where == HCRT_PLACE_HEAD && ++r->group_calls == t->p.try_calls &&
             --t->group_left == 0)
             end_group(t);

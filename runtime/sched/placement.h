@@ -89,6 +89,7 @@ typedef struct hcrt__place_table {
     uint64_t group_gap;  /* calls between group tries now */
     uint64_t group_t0;   /* when the group try under way started */
     uint64_t group_start; /* the call count then */
+    uint64_t group_moved; /* the call count at a member's last call */
     uint32_t group_left; /* its members still short of try_calls calls */
     uint32_t groups, group_switches; /* group tries, regions they moved */
     uint8_t group_on;
