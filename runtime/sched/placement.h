@@ -63,12 +63,12 @@ typedef struct hcrt__place_region {
     uint32_t trying;   /* calls of the current try still to run */
     uint32_t tries, switches;
     uint8_t used, choice, last, pending; /* pending: a call awaits its cycle */
-    uint8_t transition; /* the pending call changed placement */
-    uint8_t slow;       /* chosen calls in a row above the drift band */
-    uint8_t quiet;      /* no other region's try ran at the last call */
-    uint64_t last_at;   /* the table's call count at its last call */
-    uint64_t gap;       /* calls of any region between its last two */
-    uint8_t in_group;   /* takes part in the group try under way */
+    uint8_t transition;  /* the pending call changed placement */
+    uint8_t slow;        /* chosen calls in a row above the drift band */
+    uint8_t quiet;       /* no other region's try ran at the last call */
+    uint64_t last_at;    /* the table's call count at its last call */
+    uint64_t gap;        /* calls of any region between its last two */
+    uint8_t in_group;    /* takes part in the group try under way */
     uint8_t group_calls; /* its calls on the head in that group try */
 } hcrt__place_region_t;
 
@@ -84,13 +84,13 @@ typedef struct hcrt__place_table {
     double budget_refused;      /* tries refused for the budget */
 
     /* group tries: every region on all nodes tried on the head at once */
-    uint64_t calls;      /* calls of every region so far */
-    uint64_t group_next; /* table call count of the next group try */
-    uint64_t group_gap;  /* calls between group tries now */
-    uint64_t group_t0;   /* when the group try under way started */
+    uint64_t calls;       /* calls of every region so far */
+    uint64_t group_next;  /* table call count of the next group try */
+    uint64_t group_gap;   /* calls between group tries now */
+    uint64_t group_t0;    /* when the group try under way started */
     uint64_t group_start; /* the call count then */
     uint64_t group_moved; /* the call count at a member's last call */
-    uint32_t group_left; /* its members still short of try_calls calls */
+    uint32_t group_left;  /* its members still short of try_calls calls */
     uint32_t groups, group_switches; /* group tries, regions they moved */
     uint8_t group_on;
 } hcrt__place_table_t;
