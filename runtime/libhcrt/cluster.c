@@ -411,6 +411,7 @@ void hcrt__cluster_init(void)
     MPI_Bcast(&slots, sizeof(slots), MPI_BYTE, 0, comm);
     hcrt__cluster_icv_init();
     hcrt__cancel_init();
+    hcrt__cluster_cores_init(comm);
     hcrt__cluster_place_init();
     hcrt__stats_register("cluster", print_cluster, NULL);
     hcrt__cluster_on = 1;

@@ -9,6 +9,7 @@
 #ifndef HCRT_CLUSTER_PLACE_H
 #define HCRT_CLUSTER_PLACE_H
 
+#include <mpi.h>
 #include <stdint.h>
 
 #include "hcrt/abi.h"
@@ -16,6 +17,13 @@
 
 /* Every rank at cluster start-up (after the team sizes are known). */
 void hcrt__cluster_place_init(void);
+/* Every rank at cluster start-up (collective on `comm`): the head learns
+ * the cores of the ranks on its host (cluster_cores.c). */
+void hcrt__cluster_cores_init(MPI_Comm comm);
+/* Head, thread `tid` of a call on the head alone whose head share of an
+ * all-node team is `own` threads: threads beyond it may use the cores of
+ * every rank on the head's host. */
+void hcrt__cluster_cores_enter(int tid, int own);
 /* Head, at every fork of its main thread at level 0: the cycle of the
  * call chosen last ends here. */
 void hcrt__cluster_place_cycle(uint64_t now_ns);
