@@ -65,8 +65,7 @@ static void prep(const void *p, size_t n, int w)
 {
     if (!p || !n)
         return;
-    if (hcrt__dsm_contains(p) ||
-        hcrt__dsm_contains((const char *)p + n - 1))
+    if (hcrt__dsm_contains(p) || hcrt__dsm_contains((const char *)p + n - 1))
         hcrt__dsm_make_resident((void *)p, n, w);
 }
 
@@ -305,8 +304,7 @@ EXPORT size_t fwrite(const void *buf, size_t size, size_t n, FILE *f)
 }
 
 REAL(size_t, fwrite_unlocked, (const void *, size_t, size_t, FILE *))
-EXPORT size_t fwrite_unlocked(const void *buf, size_t size, size_t n,
-                              FILE *f)
+EXPORT size_t fwrite_unlocked(const void *buf, size_t size, size_t n, FILE *f)
 {
     if (dsm_on && size && n <= (size_t)-1 / size)
         prep(buf, size * n, 0);
@@ -337,15 +335,13 @@ OUT(int, sched_getaffinity, (pid_t pid, size_t n, cpu_set_t *s), (pid, n, s),
 OUT(int, getrusage, (int who, struct rusage *u), (who, u),
     prep(u, sizeof(*u), 1))
 OUT(int, pipe, (int fds[2]), (fds), prep(fds, 2 * sizeof(int), 1))
-OUT(int, pipe2, (int fds[2], int fl), (fds, fl),
-    prep(fds, 2 * sizeof(int), 1))
+OUT(int, pipe2, (int fds[2], int fl), (fds, fl), prep(fds, 2 * sizeof(int), 1))
 OUT(pid_t, waitpid, (pid_t pid, int *st, int o), (pid, st, o),
     prep(st, sizeof(*st), 1))
 OUT(pid_t, wait, (int *st), (st), prep(st, sizeof(*st), 1))
 OUT(int, poll, (struct pollfd * f, nfds_t n, int t), (f, n, t),
     prep(f, n * sizeof(*f), 1))
-OUT(int, select,
-    (int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t),
+OUT(int, select, (int n, fd_set *r, fd_set *w, fd_set *e, struct timeval *t),
     (n, r, w, e, t),
     (prep(r, sizeof(*r), 1), prep(w, sizeof(*w), 1), prep(e, sizeof(*e), 1),
      prep(t, sizeof(*t), 1)))
@@ -416,8 +412,14 @@ OUT(int, chdir, (const char *p), (p), prep_path(p))
 OUT(DIR *, opendir, (const char *p), (p), prep_path(p))
 
 /* The large-file names (the same functions on x86_64). */
-EXPORT FILE *fopen64(const char *p, const char *m) { return fopen(p, m); }
-EXPORT int creat64(const char *p, mode_t m) { return creat(p, m); }
+EXPORT FILE *fopen64(const char *p, const char *m)
+{
+    return fopen(p, m);
+}
+EXPORT int creat64(const char *p, mode_t m)
+{
+    return creat(p, m);
+}
 EXPORT int stat64(const char *p, struct stat64 *st)
 {
     return stat(p, (struct stat *)st);
