@@ -82,6 +82,18 @@ static int claim(size_t idx, uint8_t from)
     return atomic_compare_exchange_strong(&dsm.pages[idx].state, &s, PG_BUSY);
 }
 
+/* After a claim: is the page still homed at `home`? A home that moved
+ * (migrate.c) between the caller's lookup and its claim gives the page
+ * back (state `from`): the caller retries with the new home. */
+static int still_homed(size_t idx, int home, uint8_t from)
+{
+    if (!dsm.migrate || hcrt__dsm_home_known(idx) == home)
+        return 1;
+    atomic_store(&dsm.pages[idx].state, from);
+    hcrt__dsm_page_settled();
+    return 0;
+}
+
 /* Pages first, first + stride, ... (n of them). */
 static void set_state_s(size_t first, size_t n, size_t stride, uint8_t st)
 {
@@ -108,7 +120,8 @@ static size_t claim_run_s(size_t idx, size_t stride, size_t max, uint8_t from,
            hcrt__dsm_home_known(idx + n * stride) == home &&
            (!need ||
             (atomic_load(&dsm.pages[idx + n * stride].flags) & need) == need) &&
-           claim(idx + n * stride, from))
+           claim(idx + n * stride, from) &&
+           still_homed(idx + n * stride, home, from))
         n++;
     return n;
 }
@@ -214,7 +227,7 @@ static int home_fault(size_t idx, int is_write)
     }
     if (st == PG_RW || (st == PG_RO && !is_write))
         return 1; /* spurious */
-    if (!claim(idx, st))
+    if (!claim(idx, st) || !still_homed(idx, dsm.rank, st))
         return 0;
     DSM_DELAY(DLY_FAULT);
     size_t n = 1;
@@ -480,7 +493,7 @@ static void read_ahead(int home)
             return;
     }
     if (start >= dsm.npages || hcrt__dsm_home_known(start) != home ||
-        !claim(start, PG_INV))
+        !claim(start, PG_INV) || !still_homed(start, home, PG_INV))
         return;
     ra_slot_t *s = NULL;
     for (int i = 0; i < RA_SLOTS && !s; i++) {
@@ -654,7 +667,7 @@ int hcrt__dsm_resolve(size_t idx, int is_write)
         hcrt__dsm_wait_page(idx);
         break;
     case PG_INV:
-        if (!claim(idx, PG_INV))
+        if (!claim(idx, PG_INV) || !still_homed(idx, home, PG_INV))
             break;
         fetch_remote(idx, home, is_write);
         if (is_write)
@@ -667,7 +680,7 @@ int hcrt__dsm_resolve(size_t idx, int is_write)
             r = trigger(idx, home);
             break;
         }
-        if (!claim(idx, PG_RO))
+        if (!claim(idx, PG_RO) || !still_homed(idx, home, PG_RO))
             break;
         upgrade_write(idx, home);
         dsm_count(write_faults, 1);
@@ -754,6 +767,7 @@ void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
     /* d: the stride of a strided read run (0: contiguous) */
     size_t idx = m->a, n = m->b, st = m->d > 1 ? m->d : 1;
     size_t flen = (n + 63) & ~63UL;
+    hcrt__dsm_check_home(idx, src, "fetch");
     /* Small runs travel inside the reply (one message); large ones follow
      * it straight from the alias view (no copy), strided ones packed. Diffs
      * are applied by this thread only (same-host ranks write the master in
@@ -800,6 +814,8 @@ void hcrt__dsm_serve_writer(int src, dsm_msg_t *m)
      * registered directly (c = 1) passes the ranks it must have told; a
      * rank of another host passes the run's stride (0: contiguous). */
     uint64_t tell = 0, st = 1;
+    if (!m->c)
+        hcrt__dsm_check_home(m->a, src, "writer registration");
     if (m->c || src == dsm.rank)
         tell = m->d;
     else if (m->d > 1)

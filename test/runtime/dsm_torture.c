@@ -32,13 +32,24 @@ static uint32_t mix(uint64_t a, uint64_t b)
 }
 
 static int nthreads = 1;
+/* "sticky": owners per page for 6 epochs at a time (a seventh of the
+ * pages random per location meanwhile), so homes migrate to their writer
+ * and on (HCRT_DSM_MIGRATE) while the oracle checks every read. */
+static int sticky;
 
 /* Writer (agent = rank * nthreads + thread) of location `loc` in epoch
  * `e`, or -1 for none. */
 static int owner(int e, uint64_t loc)
 {
     uint32_t h = mix((uint64_t)e, loc);
-    return h % 5 == 0 ? -1 : (int)((h >> 8) % (uint32_t)(nranks * nthreads));
+    uint32_t agents = (uint32_t)(nranks * nthreads);
+    if (h % 5 == 0)
+        return -1;
+    if (!sticky)
+        return (int)((h >> 8) % agents);
+    uint64_t page = loc >= (1ULL << 40) ? loc / 4096 : loc / 1024;
+    uint32_t u = mix((uint64_t)(e / 6) + 1000, page);
+    return (int)(((u % 7 == 0 ? h : u) >> 8) % agents);
 }
 
 typedef struct world {
@@ -157,6 +168,7 @@ int main(int argc, char **argv)
     dsm_test_init(&argc, &argv);
     if (argc > 1)
         nthreads = atoi(argv[1]);
+    sticky = argc > 2 && strcmp(argv[2], "sticky") == 0;
     world_t w = {0};
     pthread_barrier_init(&w.local, NULL, (unsigned)nthreads);
     w.nwords = (size_t)WORDS_PER_RANK * (size_t)nranks;
@@ -202,6 +214,12 @@ int main(int argc, char **argv)
     CHECK(sum[0] >= 1000000);
     CHECK_EQ(sum[1], 0);
     CHECK(c.read_faults > 0 && c.write_faults > 0);
+    const char *mg = getenv("HCRT_DSM_MIGRATE");
+    if (me == 0 && sticky)
+        printf("torture: %llu pages changed their home\n",
+               (unsigned long long)c.pages_migrated_in);
+    if (sticky && mg && mg[0] == '1' && c.shm_pages == 0)
+        CHECK(c.pages_migrated_in > 0); /* the homes followed */
     if (c.shm_pages == 0) { /* copies, diffs and invalidations (messages) */
         CHECK(c.diff_bytes > 0);
         CHECK(c.invalidations > 0);
