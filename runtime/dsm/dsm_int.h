@@ -128,6 +128,7 @@ struct dsm_state {
      * (rank + 1; 0: the policy's), updated by every rank at one barrier */
     int migrate;
     _Atomic int16_t *moved;
+    _Atomic uint32_t mig_seq; /* odd while pages move (a seqlock) */
     dsm_counters_atomic_t ctr;
 };
 extern struct dsm_state dsm;

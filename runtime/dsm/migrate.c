@@ -29,8 +29,12 @@
 #include "base/wait.h"
 #include "dsm/dsm_int.h"
 
-/* A page moves after this many written epochs with one writer. */
+/* A page moves after this many written epochs with one writer; a page
+ * that moved k times before needs MIG_AFTER << k (so a page whose writer
+ * changes with the phase of the program, a transpose, settles down after
+ * a few moves instead of following every phase). */
 #define MIG_AFTER 2
+#define MIG_MAX_MOVES 6 /* then 128 epochs: in effect never again */
 /* Pages per pull message (4 MiB of data). */
 #define PULL_MAX 1024
 
@@ -47,6 +51,8 @@
 #define R_PROBED (1ULL << 57)
 #define R_MOVING (1ULL << 58)
 #define R_HAS (1ULL << 59)
+#define R_MOVES(r) ((int)(((r) >> 60) & 7)) /* moves so far (at its home) */
+#define R_MOVES_MASK (7ULL << 60)
 #define MANY 0xff
 #define NONE 0xfe
 
@@ -56,9 +62,13 @@ static uint64_t rec_make(uint32_t ep, int w, int pw, int run, uint64_t bits)
            (uint64_t)(pw & 0xff) << 40 | (uint64_t)(run & 0xff) << 48 | bits;
 }
 
+/* A move: page idx to rank `to & 0xffff`; `to >> 16` is the page's
+ * number of moves, this one included (it travels to the new home). */
 typedef struct mv {
     uint32_t idx, to;
 } mv_t;
+#define MV_TO(m) ((int)((m).to & 0xffff))
+#define MV_MOVES(m) ((m).to >> 16)
 
 static struct {
     _Atomic uint64_t *rec; /* per page, at its home */
@@ -171,14 +181,16 @@ void hcrt__dsm_migrate_note(size_t idx, int src)
             if (R_W(o) == src)
                 return;
             n = rec_make(e, MANY, R_PW(o), R_RUN(o),
-                         o & (R_QUEUED | R_PROBED | R_MOVING | R_HAS));
+                         o & (R_QUEUED | R_PROBED | R_MOVING | R_HAS |
+                              R_MOVES_MASK));
         } else {
             int pw, run;
             closed_view(o, e, &pw, &run);
             if (!(o & R_HAS))
                 pw = NONE, run = 0;
             n = rec_make(e, src, pw, run,
-                         (o & (R_PROBED | R_MOVING)) | R_HAS | R_QUEUED);
+                         (o & (R_PROBED | R_MOVING | R_MOVES_MASK)) | R_HAS |
+                             R_QUEUED);
             push = !(o & R_QUEUED);
         }
     } while (!atomic_compare_exchange_weak(&mig.rec[idx], &o, n));
@@ -203,7 +215,8 @@ static void rec_reset(size_t idx, uint32_t cur)
     uint64_t o = atomic_load(&mig.rec[idx]), n;
     do {
         int w = R_EP(o) < cur ? MANY : R_W(o);
-        n = rec_make(R_EP(o), w, NONE, 0, o & (R_QUEUED | R_HAS));
+        n = rec_make(R_EP(o), w, NONE, 0,
+                     o & (R_QUEUED | R_HAS | R_MOVES_MASK));
     } while (!atomic_compare_exchange_weak(&mig.rec[idx], &o, n));
 }
 
@@ -230,8 +243,11 @@ static int scan_one(size_t idx, uint32_t cur)
     if (hcrt__dsm_in_stacks(idx) || hcrt__dsm_home_known(idx) != dsm.rank ||
         (atomic_load(&dsm.dir[idx].writers) & (1ULL << DSM_ATOMIC_WRITER)))
         return 0; /* pinned, not ours, or atomics: never moves */
-    if (run < MIG_AFTER || pw == NONE || pw == MANY || pw == dsm.rank ||
-        pw >= dsm.size)
+    int moves = R_MOVES(r);
+    if (moves >= MIG_MAX_MOVES)
+        return 0; /* it has moved enough */
+    if (run < (MIG_AFTER << moves) || pw == NONE || pw == MANY ||
+        pw == dsm.rank || pw >= dsm.size)
         return recent;
     uint8_t st = atomic_load(&dsm.pages[idx].state);
     if (st == PG_BUSY)
@@ -247,7 +263,8 @@ static int scan_one(size_t idx, uint32_t cur)
     }
     mig.props = grow(mig.props, &mig.capprops, mig.nprops + 1,
                      sizeof *mig.props);
-    mig.props[mig.nprops++] = (mv_t){(uint32_t)idx, (uint32_t)pw};
+    mig.props[mig.nprops++] =
+        (mv_t){(uint32_t)idx, (uint32_t)pw | (uint32_t)(moves + 1) << 16};
     return 0;
 }
 
@@ -407,6 +424,11 @@ void hcrt__dsm_migrate_serve(int src, dsm_msg_t *m, size_t len)
     hcrt__dsm_defer(src, r, sizeof *r, data, n * DSM_PAGE, 1, 0, 1, 0);
 }
 
+int hcrt__dsm_migrates(void)
+{
+    return dsm.migrate;
+}
+
 int hcrt__dsm_migrate_moving(size_t idx)
 {
     return dsm.migrate && (atomic_load(&mig.rec[idx]) & R_MOVING);
@@ -420,6 +442,7 @@ static void seize(const mv_t *m, const int *from, size_t n)
     size_t nd = 0;
     if (!dirty)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory moving DSM homes");
+    atomic_fetch_add(&dsm.mig_seq, 1); /* odd: pages move */
     pthread_mutex_lock(&hcrt__dsm_mig_atomic_mu);
     for (size_t i = 0; i < n; i++)
         if (from[i] == dsm.rank)
@@ -429,10 +452,11 @@ static void seize(const mv_t *m, const int *from, size_t n)
         uint8_t st = take(m[i].idx);
         if (st == PG_RW && from[i] != dsm.rank)
             dirty[nd++] = m[i].idx;
-        if ((int)m[i].to == dsm.rank) { /* fresh directory here */
+        if (MV_TO(m[i]) == dsm.rank) { /* fresh directory here */
             atomic_store(&dsm.dir[m[i].idx].readers, 0);
             atomic_store(&dsm.dir[m[i].idx].writers, 0);
-            atomic_store(&mig.rec[m[i].idx], 0);
+            atomic_store(&mig.rec[m[i].idx],
+                         (uint64_t)MV_MOVES(m[i]) << 60);
         }
     }
     protect_all(m, n);
@@ -450,7 +474,7 @@ static void pull_all(const mv_t *m, const int *from, size_t n)
     for (int h = 0; h < dsm.size; h++) {
         size_t k = 0;
         for (size_t i = 0; i <= n; i++) {
-            if (i < n && from[i] == h && (int)m[i].to == dsm.rank)
+            if (i < n && from[i] == h && MV_TO(m[i]) == dsm.rank)
                 buf[k++] = m[i].idx;
             if (k && (k == PULL_MAX || i == n)) {
                 pull(h, buf, k);
@@ -460,8 +484,8 @@ static void pull_all(const mv_t *m, const int *from, size_t n)
     }
     free(buf);
     for (size_t i = 0; i < n; i++) /* requests of ranks ahead of us */
-        if ((int)m[i].to == dsm.rank)
-            atomic_store(&dsm.moved[m[i].idx], (int16_t)(m[i].to + 1));
+        if (MV_TO(m[i]) == dsm.rank)
+            atomic_store(&dsm.moved[m[i].idx], (int16_t)(dsm.rank + 1));
 }
 
 /* Every rank: the page's home is its new one; no copy survives. */
@@ -470,8 +494,8 @@ static void settle(const mv_t *m, const int *from, size_t n)
     size_t in = 0, out = 0;
     for (size_t i = 0; i < n; i++) {
         size_t p = m[i].idx;
-        atomic_store(&dsm.moved[p], (int16_t)(m[i].to + 1));
-        hcrt__dsm_home_set(p, (int)m[i].to);
+        atomic_store(&dsm.moved[p], (int16_t)(MV_TO(m[i]) + 1));
+        hcrt__dsm_home_set(p, MV_TO(m[i]));
         atomic_fetch_and(&dsm.pages[p].flags,
                          (uint8_t) ~(PF_EXEMPT | PF_WREG | PF_TRIGGER |
                                      PF_HTRY));
@@ -481,7 +505,7 @@ static void settle(const mv_t *m, const int *from, size_t n)
             atomic_store(&mig.rec[p], 0);
             out++;
         }
-        if ((int)m[i].to == dsm.rank)
+        if (MV_TO(m[i]) == dsm.rank)
             in++;
     }
     if (in) /* the new home's pages leave its cached list */
@@ -490,6 +514,7 @@ static void settle(const mv_t *m, const int *from, size_t n)
         atomic_store_explicit(&dsm.pages[m[i].idx].state, PG_INV,
                               memory_order_release);
     hcrt__dsm_page_settled();
+    atomic_fetch_add(&dsm.mig_seq, 1); /* even: settled */
     dsm_count(pages_migrated_in, in);
     dsm_count(pages_migrated_out, out);
 }
@@ -535,6 +560,12 @@ hcrt_status_t hcrt__dsm_migrate_apply(void)
         from[i] = (int)tagged[2 * i + 1].idx;
     }
     free(tagged);
+    for (size_t i = 1; i < n; i++) /* one home per page: one move */
+        if (all[i].idx == all[i - 1].idx)
+            hcrt_fatal(HCRT_MOD_DSM,
+                       "DSM protocol error: page %u listed twice for a "
+                       "home move. Run with HCRT_DSM_MIGRATE=0 and report it",
+                       all[i].idx);
     /* a failed collective ends the run (fault handling): no half move */
     if (st == HCRT_OK) {
         seize(all, from, n);

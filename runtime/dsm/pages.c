@@ -629,7 +629,13 @@ static void upgrade_write(size_t idx, int home)
                (atomic_load(&dsm.pages[idx + n * st].flags) &
                 (kind | PF_WREG)) == kind)
             n++;
+        uint32_t seq = atomic_load(&dsm.mig_seq);
         register_writer(idx, n, st, home);
+        /* A home move (migrate.c) during the registration may have taken
+         * pages of the run (not held by this thread) elsewhere: only the
+         * faulting page, held BUSY here, is surely registered. */
+        if (dsm.migrate && ((seq & 1) || atomic_load(&dsm.mig_seq) != seq))
+            n = 1;
         for (size_t i = 0; i < n; i++)
             atomic_fetch_or(&dsm.pages[idx + i * st].flags, PF_WREG);
         DSM_DELAY(DLY_FAULT);
@@ -814,7 +820,10 @@ void hcrt__dsm_serve_writer(int src, dsm_msg_t *m)
      * registered directly (c = 1) passes the ranks it must have told; a
      * rank of another host passes the run's stride (0: contiguous). */
     uint64_t tell = 0, st = 1;
-    if (!m->c)
+    /* the first page of a run is held by the requester (its home is
+     * current); the others may have moved meanwhile (migrate.c): skipped,
+     * the requester registers them again at their new home */
+    if (!m->c && src != dsm.rank)
         hcrt__dsm_check_home(m->a, src, "writer registration");
     if (m->c || src == dsm.rank)
         tell = m->d;
@@ -822,7 +831,9 @@ void hcrt__dsm_serve_writer(int src, dsm_msg_t *m)
         st = m->d;
     if (!m->c && (src != dsm.rank || !tell))
         for (size_t i = 0; i < m->b; i++)
-            tell |= hcrt__dsm_dir_add_writer(m->a + i * st, src);
+            if (!dsm.migrate || i == 0 ||
+                hcrt__dsm_home_known(m->a + i * st) == dsm.rank)
+                tell |= hcrt__dsm_dir_add_writer(m->a + i * st, src);
     dsm_msg_t *r = malloc(sizeof *r);
     if (!r)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a writer notice");

@@ -143,7 +143,14 @@ int main(int argc, char **argv)
 {
     dsm_test_init(&argc, &argv);
     const char *mg = getenv("HCRT_DSM_MIGRATE"), *shm = getenv("HCRT_DSM_SHM");
-    migrate_on = mg && mg[0] == '1' && shm && shm[0] == '0';
+    migrate_on = hcrt__dsm_migrates();
+    /* asked for over messages: it must be on; asked off, or with the
+     * same-host fast path forced, off (auto: on between hosts only) */
+    int asked = mg && mg[0] == '1';
+    if (asked && shm && shm[0] == '0')
+        CHECK(migrate_on);
+    if (!asked || (shm && shm[0] == '1'))
+        CHECK(!migrate_on);
     arr = me == 0 ? hcrt__dsm_calloc(NP * WPP, 8) : NULL;
     arr = dsm_test_share(arr, 0);
     if (nranks >= 3)

@@ -214,11 +214,10 @@ int main(int argc, char **argv)
     CHECK(sum[0] >= 1000000);
     CHECK_EQ(sum[1], 0);
     CHECK(c.read_faults > 0 && c.write_faults > 0);
-    const char *mg = getenv("HCRT_DSM_MIGRATE");
     if (me == 0 && sticky)
         printf("torture: %llu pages changed their home\n",
                (unsigned long long)c.pages_migrated_in);
-    if (sticky && mg && mg[0] == '1' && c.shm_pages == 0)
+    if (sticky && hcrt__dsm_migrates())
         CHECK(c.pages_migrated_in > 0); /* the homes followed */
     if (c.shm_pages == 0) { /* copies, diffs and invalidations (messages) */
         CHECK(c.diff_bytes > 0);
