@@ -300,6 +300,8 @@ void hcrt__dsm_migrate_serve(int src, dsm_msg_t *m, size_t len);
  * hcrt__dsm_mig_atomic_mu. */
 int hcrt__dsm_migrate_moving(size_t idx);
 extern pthread_mutex_t hcrt__dsm_mig_atomic_mu;
+/* Did the migration protect home page idx to watch this rank's use? */
+int hcrt__dsm_migrate_probed(size_t idx);
 /* diff.c: sends the diffs of BUSY, write-protected pages home, waits until
  * applied, drops their twins. */
 void hcrt__dsm_diff_pages(uint32_t *pages, size_t n);

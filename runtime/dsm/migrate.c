@@ -209,31 +209,38 @@ static void rec_set(size_t idx, uint64_t set, uint64_t clear)
         ;
 }
 
-/* The home wrote a probed page: its streak starts again. */
+/* The home used a probed page: its streak starts again, and the next
+ * one must be twice as long (a failed probe counts as a move), so pages
+ * the home keeps using are probed less and less, then no more. */
 static void rec_reset(size_t idx, uint32_t cur)
 {
     uint64_t o = atomic_load(&mig.rec[idx]), n;
     do {
         int w = R_EP(o) < cur ? MANY : R_W(o);
-        n = rec_make(R_EP(o), w, NONE, 0,
-                     o & (R_QUEUED | R_HAS | R_MOVES_MASK));
+        uint64_t mv = (uint64_t)(R_MOVES(o) < 7 ? R_MOVES(o) + 1 : 7) << 60;
+        n = rec_make(R_EP(o), w, NONE, 0, (o & (R_QUEUED | R_HAS)) | mv);
     } while (!atomic_compare_exchange_weak(&mig.rec[idx], &o, n));
 }
 
-/* Home page written here (PG_RW): write-protect it, so that a later
- * write of this rank shows (a home fault makes it PG_RW again). */
+/* A candidate the home holds valid: protect it (PG_INV, PROT_NONE, as if
+ * never touched), so that any later access of this rank shows as a home
+ * fault (no message: the master stays here). */
 static int probe(size_t idx)
 {
-    uint8_t st = PG_RW;
-    if (!atomic_compare_exchange_strong(&dsm.pages[idx].state, &st, PG_BUSY))
+    uint8_t st = atomic_load(&dsm.pages[idx].state);
+    if ((st != PG_RO && st != PG_RW) ||
+        !atomic_compare_exchange_strong(&dsm.pages[idx].state, &st, PG_BUSY))
         return 0;
-    hcrt__dsm_mprotect(hcrt__dsm_page_addr(idx), DSM_PAGE, PROT_READ);
-    atomic_store(&dsm.pages[idx].state, PG_RO);
+    hcrt__dsm_mprotect(hcrt__dsm_page_addr(idx), DSM_PAGE, PROT_NONE);
+    atomic_store(&dsm.pages[idx].state, PG_INV);
     hcrt__dsm_page_settled();
     return 1;
 }
 
-/* Scan of one candidate: 1 keeps it in the list. */
+/* Scan of one candidate: 1 keeps it in the list. A page moves when its
+ * streak is long enough and the home has not touched it since it was
+ * probed (or ever): a page the home reads or writes stays, so that the
+ * home does not start fetching what it uses (a transposed sweep). */
 static int scan_one(size_t idx, uint32_t cur)
 {
     uint64_t r = atomic_load(&mig.rec[idx]);
@@ -246,21 +253,24 @@ static int scan_one(size_t idx, uint32_t cur)
     int moves = R_MOVES(r);
     if (moves >= MIG_MAX_MOVES)
         return 0; /* it has moved enough */
-    if (run < (MIG_AFTER << moves) || pw == NONE || pw == MANY ||
-        pw == dsm.rank || pw >= dsm.size)
+    if (run < 1 || pw == NONE || pw == MANY || pw == dsm.rank ||
+        pw >= dsm.size)
         return recent;
     uint8_t st = atomic_load(&dsm.pages[idx].state);
     if (st == PG_BUSY)
         return 1;
-    if (st == PG_RW) {
-        if (r & R_PROBED) { /* the home writes it too */
-            rec_reset(idx, cur);
-            rec_set(idx, 0, R_PROBED);
-        } else if (probe(idx)) {
-            rec_set(idx, R_PROBED, 0);
-        }
-        return recent || (r & R_PROBED) == 0;
+    if ((r & R_PROBED) && st != PG_INV) { /* the home used it */
+        rec_reset(idx, cur);
+        rec_set(idx, 0, R_PROBED);
+        return recent;
     }
+    if (st != PG_INV) {
+        if (probe(idx))
+            rec_set(idx, R_PROBED, 0);
+        return 1;
+    }
+    if (run < (MIG_AFTER << moves))
+        return 1;
     mig.props = grow(mig.props, &mig.capprops, mig.nprops + 1,
                      sizeof *mig.props);
     mig.props[mig.nprops++] =
@@ -427,6 +437,11 @@ void hcrt__dsm_migrate_serve(int src, dsm_msg_t *m, size_t len)
 int hcrt__dsm_migrates(void)
 {
     return dsm.migrate;
+}
+
+int hcrt__dsm_migrate_probed(size_t idx)
+{
+    return (atomic_load(&mig.rec[idx]) & R_PROBED) != 0;
 }
 
 int hcrt__dsm_migrate_moving(size_t idx)

@@ -216,6 +216,22 @@ void hcrt__dsm_live_areas(void)
 
 /* ---- home pages: no message unless exempt copies elsewhere must be told */
 
+/* The run of untouched home pages from idx (claimed), stopping before a
+ * page the migration protected to see whether this rank uses it
+ * (migrate.c): touching one page must not count for its neighbours. */
+static size_t claim_home_run(size_t idx)
+{
+    if (!dsm.migrate)
+        return claim_run(idx, dsm.prefetch_max, PG_INV, dsm.rank);
+    dsm_area_t *a = hcrt__dsm_area_of_page(idx);
+    size_t end = a->first + a->len / DSM_PAGE, n = 1;
+    while (n < dsm.prefetch_max && idx + n < end &&
+           hcrt__dsm_home_known(idx + n) == dsm.rank &&
+           !hcrt__dsm_migrate_probed(idx + n) && claim(idx + n, PG_INV))
+        n++;
+    return n;
+}
+
 static int home_fault(size_t idx, int is_write)
 {
     uint8_t st = atomic_load(&dsm.pages[idx].state);
@@ -232,7 +248,7 @@ static int home_fault(size_t idx, int is_write)
     DSM_DELAY(DLY_FAULT);
     size_t n = 1;
     if (st == PG_INV)
-        n = claim_run(idx, dsm.prefetch_max, PG_INV, dsm.rank);
+        n = claim_home_run(idx);
     else if (is_write && (atomic_load(&dsm.pages[idx].flags) & PF_HTRY))
         /* protected again for a reader (retire_home_writes): the run of
          * such pages after it, so a loop that writes what it wrote before
