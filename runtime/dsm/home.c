@@ -42,8 +42,7 @@ int hcrt__dsm_slice_owner(size_t idx)
 int hcrt__dsm_home_known(size_t idx)
 {
     if (dsm.moved) { /* migrate.c: a home that followed its writer */
-        int16_t m =
-            atomic_load_explicit(&dsm.moved[idx], memory_order_acquire);
+        int16_t m = atomic_load_explicit(&dsm.moved[idx], memory_order_acquire);
         if (m)
             return m - 1;
     }

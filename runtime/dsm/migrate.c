@@ -125,8 +125,9 @@ hcrt_status_t hcrt__dsm_migrate_init(void)
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
     mig.counts = calloc((size_t)dsm.size, sizeof *mig.counts);
     if (r == MAP_FAILED || m == MAP_FAILED || !mig.counts) {
-        hcrt_error(HCRT_MOD_DSM, "cannot reserve the home migration tables "
-                                 "for %zu pages; set HCRT_DSM_MIGRATE=0",
+        hcrt_error(HCRT_MOD_DSM,
+                   "cannot reserve the home migration tables "
+                   "for %zu pages; set HCRT_DSM_MIGRATE=0",
                    n);
         return HCRT_ERR_NOMEM;
     }
@@ -180,9 +181,9 @@ void hcrt__dsm_migrate_note(size_t idx, int src)
         if ((o & R_HAS) && R_EP(o) == e) {
             if (R_W(o) == src)
                 return;
-            n = rec_make(e, MANY, R_PW(o), R_RUN(o),
-                         o & (R_QUEUED | R_PROBED | R_MOVING | R_HAS |
-                              R_MOVES_MASK));
+            n = rec_make(
+                e, MANY, R_PW(o), R_RUN(o),
+                o & (R_QUEUED | R_PROBED | R_MOVING | R_HAS | R_MOVES_MASK));
         } else {
             int pw, run;
             closed_view(o, e, &pw, &run);
@@ -253,8 +254,7 @@ static int scan_one(size_t idx, uint32_t cur)
     int moves = R_MOVES(r);
     if (moves >= MIG_MAX_MOVES)
         return 0; /* it has moved enough */
-    if (run < 1 || pw == NONE || pw == MANY || pw == dsm.rank ||
-        pw >= dsm.size)
+    if (run < 1 || pw == NONE || pw == MANY || pw == dsm.rank || pw >= dsm.size)
         return recent;
     uint8_t st = atomic_load(&dsm.pages[idx].state);
     if (st == PG_BUSY)
@@ -271,8 +271,8 @@ static int scan_one(size_t idx, uint32_t cur)
     }
     if (run < (MIG_AFTER << moves))
         return 1;
-    mig.props = grow(mig.props, &mig.capprops, mig.nprops + 1,
-                     sizeof *mig.props);
+    mig.props =
+        grow(mig.props, &mig.capprops, mig.nprops + 1, sizeof *mig.props);
     mig.props[mig.nprops++] =
         (mv_t){(uint32_t)idx, (uint32_t)pw | (uint32_t)(moves + 1) << 16};
     return 0;
@@ -312,8 +312,8 @@ hcrt_status_t hcrt__dsm_migrate_barrier(void)
     MPI_Request req;
     hcrt_wait_t w = {
         .what = "a DSM barrier", .peer = HCRT_WAIT_ANY, .spin_ns = UINT64_MAX};
-    if (MPI_Iallgather(&mine, 1, MPI_INT, mig.counts, 1, MPI_INT,
-                       dsm.coll_comm, &req) != MPI_SUCCESS)
+    if (MPI_Iallgather(&mine, 1, MPI_INT, mig.counts, 1, MPI_INT, dsm.coll_comm,
+                       &req) != MPI_SUCCESS)
         return HCRT_ERR_MPI;
     hcrt_status_t st = hcrt__wait_request(&req, &w);
     atomic_fetch_add(&mig.epoch, 1); /* diffs from now on: the next epoch */
@@ -334,8 +334,7 @@ static uint8_t take(size_t idx)
             hcrt__dsm_wait_page(idx);
             continue;
         }
-        if (atomic_compare_exchange_strong(&dsm.pages[idx].state, &st,
-                                           PG_BUSY))
+        if (atomic_compare_exchange_strong(&dsm.pages[idx].state, &st, PG_BUSY))
             return st;
     }
 }
@@ -383,8 +382,7 @@ static void pull_reply(dsm_op_t *op, void *msg, size_t len)
               dsm.svc_comm, &req);
     hcrt__wait_request(&req, &w);
     for (size_t i = 0; i < p->n; i++)
-        memcpy(hcrt__dsm_page_alias(p->pages[i]), tmp + i * DSM_PAGE,
-               DSM_PAGE);
+        memcpy(hcrt__dsm_page_alias(p->pages[i]), tmp + i * DSM_PAGE, DSM_PAGE);
     free(tmp);
 }
 
@@ -470,8 +468,7 @@ static void seize(const mv_t *m, const int *from, size_t n)
         if (MV_TO(m[i]) == dsm.rank) { /* fresh directory here */
             atomic_store(&dsm.dir[m[i].idx].readers, 0);
             atomic_store(&dsm.dir[m[i].idx].writers, 0);
-            atomic_store(&mig.rec[m[i].idx],
-                         (uint64_t)MV_MOVES(m[i]) << 60);
+            atomic_store(&mig.rec[m[i].idx], (uint64_t)MV_MOVES(m[i]) << 60);
         }
     }
     protect_all(m, n);
@@ -511,9 +508,8 @@ static void settle(const mv_t *m, const int *from, size_t n)
         size_t p = m[i].idx;
         atomic_store(&dsm.moved[p], (int16_t)(MV_TO(m[i]) + 1));
         hcrt__dsm_home_set(p, MV_TO(m[i]));
-        atomic_fetch_and(&dsm.pages[p].flags,
-                         (uint8_t) ~(PF_EXEMPT | PF_WREG | PF_TRIGGER |
-                                     PF_HTRY));
+        atomic_fetch_and(&dsm.pages[p].flags, (uint8_t)~(PF_EXEMPT | PF_WREG |
+                                                         PF_TRIGGER | PF_HTRY));
         if (from[i] == dsm.rank) {
             atomic_store(&dsm.dir[p].readers, 0);
             atomic_store(&dsm.dir[p].writers, 0);
@@ -553,8 +549,9 @@ hcrt_status_t hcrt__dsm_migrate_apply(void)
         off += cnt[r];
     }
     MPI_Request req;
-    hcrt_wait_t w = {
-        .what = "a DSM home move", .peer = HCRT_WAIT_ANY, .spin_ns = UINT64_MAX};
+    hcrt_wait_t w = {.what = "a DSM home move",
+                     .peer = HCRT_WAIT_ANY,
+                     .spin_ns = UINT64_MAX};
     MPI_Iallgatherv(mig.props, (int)mig.nprops * 2, MPI_UINT32_T, all, cnt,
                     displs, MPI_UINT32_T, dsm.coll_comm, &req);
     hcrt_status_t st = hcrt__wait_request(&req, &w);
