@@ -530,35 +530,10 @@ static void settle(const mv_t *m, const int *from, size_t n)
     dsm_count(pages_migrated_out, out);
 }
 
-/* After the barrier's invalidation, when some home proposed moves. */
-hcrt_status_t hcrt__dsm_migrate_apply(void)
+/* Sorts the moves by page (runs for mprotect), from[] alongside; a page
+ * listed twice (one home per page: impossible) stops the run. */
+static void sort_moves(mv_t *all, int *from, size_t n)
 {
-    if (!dsm.migrate || mig.total == 0)
-        return HCRT_OK;
-    size_t n = (size_t)mig.total;
-    mv_t *all = malloc(n * sizeof *all);
-    int *displs = malloc((size_t)dsm.size * sizeof *displs);
-    int *cnt = malloc((size_t)dsm.size * sizeof *cnt);
-    int *from = malloc(n * sizeof *from);
-    if (!all || !displs || !cnt || !from)
-        hcrt_fatal(HCRT_MOD_DSM, "out of memory moving DSM homes");
-    int off = 0;
-    for (int r = 0; r < dsm.size; r++) {
-        cnt[r] = mig.counts[r] * 2;
-        displs[r] = off;
-        off += cnt[r];
-    }
-    MPI_Request req;
-    hcrt_wait_t w = {.what = "a DSM home move",
-                     .peer = HCRT_WAIT_ANY,
-                     .spin_ns = UINT64_MAX};
-    MPI_Iallgatherv(mig.props, (int)mig.nprops * 2, MPI_UINT32_T, all, cnt,
-                    displs, MPI_UINT32_T, dsm.coll_comm, &req);
-    hcrt_status_t st = hcrt__wait_request(&req, &w);
-    for (int r = 0, k = 0; r < dsm.size; r++)
-        for (int j = 0; j < mig.counts[r]; j++)
-            from[k++] = r;
-    /* sorted by page (runs for mprotect); from[] follows */
     mv_t *tagged = malloc(n * sizeof(mv_t) * 2);
     if (!tagged)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory moving DSM homes");
@@ -572,13 +547,57 @@ hcrt_status_t hcrt__dsm_migrate_apply(void)
         from[i] = (int)tagged[2 * i + 1].idx;
     }
     free(tagged);
-    for (size_t i = 1; i < n; i++) /* one home per page: one move */
+    for (size_t i = 1; i < n; i++)
         if (all[i].idx == all[i - 1].idx)
             hcrt_fatal(HCRT_MOD_DSM,
                        "DSM protocol error: page %u listed twice for a "
                        "home move. Run with HCRT_DSM_MIGRATE=0 and report it",
                        all[i].idx);
-    /* a failed collective ends the run (fault handling): no half move */
+}
+
+/* Every home's list of moves, on every rank: all[] and their old homes
+ * from[] (n = mig.total entries), sorted by page. */
+static hcrt_status_t gather_moves(mv_t *all, int *from, size_t n)
+{
+    int *displs = malloc((size_t)dsm.size * sizeof *displs);
+    int *cnt = malloc((size_t)dsm.size * sizeof *cnt);
+    if (!displs || !cnt)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory moving DSM homes");
+    for (int r = 0, off = 0, k = 0; r < dsm.size; r++) {
+        cnt[r] = mig.counts[r] * 2; /* two uint32 per move */
+        displs[r] = off;
+        off += cnt[r];
+        for (int j = 0; j < mig.counts[r]; j++)
+            from[k++] = r;
+    }
+    MPI_Request req;
+    hcrt_wait_t w = {.what = "a DSM home move",
+                     .peer = HCRT_WAIT_ANY,
+                     .spin_ns = UINT64_MAX};
+    hcrt_status_t st = HCRT_ERR_MPI;
+    if (MPI_Iallgatherv(mig.props, (int)mig.nprops * 2, MPI_UINT32_T, all, cnt,
+                        displs, MPI_UINT32_T, dsm.coll_comm,
+                        &req) == MPI_SUCCESS)
+        st = hcrt__wait_request(&req, &w);
+    free(displs);
+    free(cnt);
+    if (st == HCRT_OK)
+        sort_moves(all, from, n);
+    return st;
+}
+
+/* After the barrier's invalidation, when some home proposed moves. A
+ * failed collective ends the run (fault handling): no half move. */
+hcrt_status_t hcrt__dsm_migrate_apply(void)
+{
+    if (!dsm.migrate || mig.total == 0)
+        return HCRT_OK;
+    size_t n = (size_t)mig.total;
+    mv_t *all = malloc(n * sizeof *all);
+    int *from = malloc(n * sizeof *from);
+    if (!all || !from)
+        hcrt_fatal(HCRT_MOD_DSM, "out of memory moving DSM homes");
+    hcrt_status_t st = gather_moves(all, from, n);
     if (st == HCRT_OK) {
         seize(all, from, n);
         st = hcrt__dsm_cluster_barrier();
@@ -592,8 +611,6 @@ hcrt_status_t hcrt__dsm_migrate_apply(void)
         hcrt_debug(HCRT_MOD_DSM, "%zu pages changed their home", n);
     }
     free(all);
-    free(displs);
-    free(cnt);
     free(from);
     return st;
 }
