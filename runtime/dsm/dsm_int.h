@@ -124,6 +124,11 @@ struct dsm_state {
     int uffd_mode; /* HCRT_DSM_UFFD: SHM_AUTO, SHM_OFF or SHM_ON */
     int uffd;      /* userfaultfd holding the premapped slices, or -1 */
     int shm_peers;
+    /* Home migration (migrate.c): on, and per page its home once it moved
+     * (rank + 1; 0: the policy's), updated by every rank at one barrier */
+    int migrate;
+    _Atomic int16_t *moved;
+    _Atomic uint32_t mig_seq; /* odd while pages move (a seqlock) */
     dsm_counters_atomic_t ctr;
 };
 extern struct dsm_state dsm;
@@ -218,6 +223,8 @@ enum {
     M_STATS_R,
     M_COMPACT,
     M_COMPACT_R,
+    M_MIGRATE,
+    M_MIGRATE_R,
     M_TYPES
 };
 
@@ -278,6 +285,31 @@ _Noreturn void hcrt__dsm_mappings_fatal(void);
 void hcrt__dsm_page_settled(void);
 /* Waits until page `idx` is no longer PG_BUSY (async-signal-safe). */
 void hcrt__dsm_wait_page(size_t idx);
+
+/* ---- migrate.c: homes that follow their writer (HCRT_DSM_MIGRATE) ---- */
+hcrt_status_t hcrt__dsm_migrate_init(void); /* collective */
+void hcrt__dsm_migrate_fini(void);
+/* Home, service thread: a diff of page idx from src was applied. */
+void hcrt__dsm_migrate_note(size_t idx, int src);
+/* In hcrt__dsm_barrier: the collective (instead of a plain barrier), and,
+ * after the invalidation, the moves agreed at it. */
+hcrt_status_t hcrt__dsm_migrate_barrier(void);
+hcrt_status_t hcrt__dsm_migrate_apply(void);
+void hcrt__dsm_migrate_serve(int src, dsm_msg_t *m, size_t len);
+/* Is page idx, homed here, being moved away (atomics retry)? Call under
+ * hcrt__dsm_mig_atomic_mu. */
+int hcrt__dsm_migrate_moving(size_t idx);
+extern pthread_mutex_t hcrt__dsm_mig_atomic_mu;
+/* Did the migration protect home page idx to watch this rank's use? */
+int hcrt__dsm_migrate_probed(size_t idx);
+/* diff.c: sends the diffs of BUSY, write-protected pages home, waits until
+ * applied, drops their twins. */
+void hcrt__dsm_diff_pages(uint32_t *pages, size_t n);
+/* diff.c: drops pages now homed here from the cached list. */
+void hcrt__dsm_uncache_homed(void);
+/* A request about page idx reached this rank: fatal if the page is known
+ * to be homed elsewhere (a home moved under a stale request). */
+void hcrt__dsm_check_home(size_t idx, int src, const char *what);
 
 /* ---- alloc.c / lock.c / atomic.c / counters.c (service side) ---- */
 hcrt_status_t hcrt__dsm_alloc_init(void);

@@ -114,6 +114,7 @@ static void undo(void)
         hcrt__dsm_service_stop();
     hcrt__bell_fini(&hcrt__dsm_bell);
     if (stage >= 3) {
+        hcrt__dsm_migrate_fini();
         hcrt__dsm_shm_fini();
         hcrt__dsm_alloc_fini();
     }
@@ -162,6 +163,8 @@ hcrt_status_t hcrt__dsm_init(MPI_Comm comm)
         st = agree(comm, check_same_layout());
     if (st == HCRT_OK)
         st = agree(comm, hcrt__dsm_shm_init());
+    if (st == HCRT_OK) /* after shm: off with same-host peers */
+        st = agree(comm, hcrt__dsm_migrate_init());
     if (st == HCRT_OK)
         st = agree(comm, start());
     if (st != HCRT_OK) {
@@ -200,6 +203,7 @@ void hcrt__dsm_fini(void)
     hcrt__bell_fini(&hcrt__dsm_bell);
     hcrt__dsm_fault_uninstall();
     dsm.ready = 0;
+    hcrt__dsm_migrate_fini();
     hcrt__dsm_shm_fini();
     hcrt__dsm_alloc_fini();
     hcrt__dsm_range_fini();

@@ -82,6 +82,18 @@ static int claim(size_t idx, uint8_t from)
     return atomic_compare_exchange_strong(&dsm.pages[idx].state, &s, PG_BUSY);
 }
 
+/* After a claim: is the page still homed at `home`? A home that moved
+ * (migrate.c) between the caller's lookup and its claim gives the page
+ * back (state `from`): the caller retries with the new home. */
+static int still_homed(size_t idx, int home, uint8_t from)
+{
+    if (!dsm.migrate || hcrt__dsm_home_known(idx) == home)
+        return 1;
+    atomic_store(&dsm.pages[idx].state, from);
+    hcrt__dsm_page_settled();
+    return 0;
+}
+
 /* Pages first, first + stride, ... (n of them). */
 static void set_state_s(size_t first, size_t n, size_t stride, uint8_t st)
 {
@@ -108,7 +120,8 @@ static size_t claim_run_s(size_t idx, size_t stride, size_t max, uint8_t from,
            hcrt__dsm_home_known(idx + n * stride) == home &&
            (!need ||
             (atomic_load(&dsm.pages[idx + n * stride].flags) & need) == need) &&
-           claim(idx + n * stride, from))
+           claim(idx + n * stride, from) &&
+           still_homed(idx + n * stride, home, from))
         n++;
     return n;
 }
@@ -203,6 +216,22 @@ void hcrt__dsm_live_areas(void)
 
 /* ---- home pages: no message unless exempt copies elsewhere must be told */
 
+/* The run of untouched home pages from idx (claimed), stopping before a
+ * page the migration protected to see whether this rank uses it
+ * (migrate.c): touching one page must not count for its neighbours. */
+static size_t claim_home_run(size_t idx)
+{
+    if (!dsm.migrate)
+        return claim_run(idx, dsm.prefetch_max, PG_INV, dsm.rank);
+    dsm_area_t *a = hcrt__dsm_area_of_page(idx);
+    size_t end = a->first + a->len / DSM_PAGE, n = 1;
+    while (n < dsm.prefetch_max && idx + n < end &&
+           hcrt__dsm_home_known(idx + n) == dsm.rank &&
+           !hcrt__dsm_migrate_probed(idx + n) && claim(idx + n, PG_INV))
+        n++;
+    return n;
+}
+
 static int home_fault(size_t idx, int is_write)
 {
     uint8_t st = atomic_load(&dsm.pages[idx].state);
@@ -214,12 +243,12 @@ static int home_fault(size_t idx, int is_write)
     }
     if (st == PG_RW || (st == PG_RO && !is_write))
         return 1; /* spurious */
-    if (!claim(idx, st))
+    if (!claim(idx, st) || !still_homed(idx, dsm.rank, st))
         return 0;
     DSM_DELAY(DLY_FAULT);
     size_t n = 1;
     if (st == PG_INV)
-        n = claim_run(idx, dsm.prefetch_max, PG_INV, dsm.rank);
+        n = claim_home_run(idx);
     else if (is_write && (atomic_load(&dsm.pages[idx].flags) & PF_HTRY))
         /* protected again for a reader (retire_home_writes): the run of
          * such pages after it, so a loop that writes what it wrote before
@@ -480,7 +509,7 @@ static void read_ahead(int home)
             return;
     }
     if (start >= dsm.npages || hcrt__dsm_home_known(start) != home ||
-        !claim(start, PG_INV))
+        !claim(start, PG_INV) || !still_homed(start, home, PG_INV))
         return;
     ra_slot_t *s = NULL;
     for (int i = 0; i < RA_SLOTS && !s; i++) {
@@ -616,7 +645,13 @@ static void upgrade_write(size_t idx, int home)
                (atomic_load(&dsm.pages[idx + n * st].flags) &
                 (kind | PF_WREG)) == kind)
             n++;
+        uint32_t seq = atomic_load(&dsm.mig_seq);
         register_writer(idx, n, st, home);
+        /* A home move (migrate.c) during the registration may have taken
+         * pages of the run (not held by this thread) elsewhere: only the
+         * faulting page, held BUSY here, is surely registered. */
+        if (dsm.migrate && ((seq & 1) || atomic_load(&dsm.mig_seq) != seq))
+            n = 1;
         for (size_t i = 0; i < n; i++)
             atomic_fetch_or(&dsm.pages[idx + i * st].flags, PF_WREG);
         DSM_DELAY(DLY_FAULT);
@@ -654,7 +689,7 @@ int hcrt__dsm_resolve(size_t idx, int is_write)
         hcrt__dsm_wait_page(idx);
         break;
     case PG_INV:
-        if (!claim(idx, PG_INV))
+        if (!claim(idx, PG_INV) || !still_homed(idx, home, PG_INV))
             break;
         fetch_remote(idx, home, is_write);
         if (is_write)
@@ -667,7 +702,7 @@ int hcrt__dsm_resolve(size_t idx, int is_write)
             r = trigger(idx, home);
             break;
         }
-        if (!claim(idx, PG_RO))
+        if (!claim(idx, PG_RO) || !still_homed(idx, home, PG_RO))
             break;
         upgrade_write(idx, home);
         dsm_count(write_faults, 1);
@@ -754,6 +789,7 @@ void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
     /* d: the stride of a strided read run (0: contiguous) */
     size_t idx = m->a, n = m->b, st = m->d > 1 ? m->d : 1;
     size_t flen = (n + 63) & ~63UL;
+    hcrt__dsm_check_home(idx, src, "fetch");
     /* Small runs travel inside the reply (one message); large ones follow
      * it straight from the alias view (no copy), strided ones packed. Diffs
      * are applied by this thread only (same-host ranks write the master in
@@ -800,13 +836,20 @@ void hcrt__dsm_serve_writer(int src, dsm_msg_t *m)
      * registered directly (c = 1) passes the ranks it must have told; a
      * rank of another host passes the run's stride (0: contiguous). */
     uint64_t tell = 0, st = 1;
+    /* the first page of a run is held by the requester (its home is
+     * current); the others may have moved meanwhile (migrate.c): skipped,
+     * the requester registers them again at their new home */
+    if (!m->c && src != dsm.rank)
+        hcrt__dsm_check_home(m->a, src, "writer registration");
     if (m->c || src == dsm.rank)
         tell = m->d;
     else if (m->d > 1)
         st = m->d;
     if (!m->c && (src != dsm.rank || !tell))
         for (size_t i = 0; i < m->b; i++)
-            tell |= hcrt__dsm_dir_add_writer(m->a + i * st, src);
+            if (!dsm.migrate || i == 0 ||
+                hcrt__dsm_home_known(m->a + i * st) == dsm.rank)
+                tell |= hcrt__dsm_dir_add_writer(m->a + i * st, src);
     dsm_msg_t *r = malloc(sizeof *r);
     if (!r)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a writer notice");

@@ -365,6 +365,9 @@ static void dispatch(int src, dsm_msg_t *m, size_t len)
     case M_STATS:
         hcrt__dsm_stats_serve(src, m);
         break;
+    case M_MIGRATE:
+        hcrt__dsm_migrate_serve(src, m, len);
+        break;
     case M_COMPACT:
         hcrt__dsm_compact();
         hcrt__dsm_reply(src, m, M_COMPACT_R, 0, NULL, 0);
@@ -379,6 +382,7 @@ static void dispatch(int src, dsm_msg_t *m, size_t len)
     case M_SIZE_R:
     case M_STATS_R:
     case M_COMPACT_R:
+    case M_MIGRATE_R:
         on_reply(m, len);
         break;
     default:
