@@ -299,6 +299,7 @@ int main(int argc, char **argv)
         printf("busy_stream_gbs %.3f\n", bbytes / bstream / 1e9);
         printf("faults %llu\n", (unsigned long long)(c.read_faults));
         printf("shm_pages %llu\n", (unsigned long long)(c.shm_pages));
+        printf("direct_fetches %llu\n", (unsigned long long)(c.direct_fetches));
     }
     MPI_Comm_free(&comm);
     hcrt__dsm_fini();

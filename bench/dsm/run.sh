@@ -75,4 +75,5 @@ row("DSM barrier / MPI_Barrier", lambda r: r["dsm_barrier_us"] / r["mpi_barrier_
 row("DSM remote read fault, home computing (µs)", lambda r: r["busy_fault_us"])
 row("DSM stream, home computing (GB/s)", lambda r: r["busy_stream_gbs"])
 row("pages served by the fast path (rank 0)", lambda r: r.get("shm_pages", 0))
+row("fetches sent by the faulting thread itself (rank 0)", lambda r: r.get("direct_fetches", 0))
 PY

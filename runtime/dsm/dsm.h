@@ -174,6 +174,8 @@ typedef struct hcrt_dsm_counters {
      * thread fetches), summed over threads: HetProbe tells a node slowed
      * by its faults from one slow for another reason */
     uint64_t fault_ns;
+    /* fetches the faulting thread sent and received itself (direct.c) */
+    uint64_t direct_fetches;
 } hcrt_dsm_counters_t;
 
 void hcrt__dsm_counters(hcrt_dsm_counters_t *out);

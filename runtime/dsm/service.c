@@ -154,13 +154,18 @@ static void isend(int dest, void *buf, size_t len, void *to_free, dsm_op_t *op)
     isend_tag(dest, buf, len, 0, to_free, op);
 }
 
-/* Header, then the page data straight from the alias view: no copy. */
+/* Header, then the page data straight from the alias view: no copy. The
+ * reply of a fetch its faulting thread sent (direct.c) goes, data too, on
+ * the tag that thread receives on; it is not rung: the thread polls. */
 static void send_with_data(int dest, void *msg, size_t len, const void *data,
                            size_t dlen, int own_data)
 {
-    isend(dest, msg, len, msg, NULL);
+    uint32_t op = ((dsm_msg_t *)msg)->op;
+    int direct = (op & DSM_OP_DIRECT) && ((dsm_msg_t *)msg)->type == M_FETCH_R;
+    int tag = direct ? DSM_TAG_DIRECT + (int)(op & ~DSM_OP_DIRECT) : 0;
+    isend_tag(dest, msg, len, tag, msg, NULL);
     if (dlen)
-        isend_tag(dest, data, dlen, DSM_TAG_DATA,
+        isend_tag(dest, data, dlen, direct ? tag : DSM_TAG_DATA,
                   own_data ? (void *)data : NULL, NULL);
 }
 
