@@ -116,6 +116,7 @@ struct dsm_state {
     uint64_t spin_ns; /* service thread polls this long after work */
     int shm_mode;     /* HCRT_DSM_SHM: SHM_AUTO, SHM_OFF or SHM_ON */
     int direct;       /* HCRT_DSM_DIRECT: faulting threads send fetches */
+    uint64_t direct_spin_ns; /* and poll this long for the reply */
     /* Same-host fast path (shm.c): per rank, its memfd and directory
      * mapped here (NULL: reach it by messages). shm_peers counts them. */
     char **peer_mem;
@@ -282,6 +283,18 @@ void hcrt__dsm_install_reply(fetch_ctx_t *c, void *msg, size_t len, int home,
 /* Bytes of the reply header of a fetch of n pages (exempt flags, and the
  * pages themselves when they ride inside). */
 size_t hcrt__dsm_fetch_reply_len(size_t n);
+
+/* Requests of a direct fetch (direct.c) whose reply is late: the service
+ * thread tests them and wakes the thread (done: 0, 2 asleep, 1 done). */
+typedef struct dsm_adopted {
+    struct dsm_adopted *next;
+    MPI_Request *rq;
+    int n;
+    _Atomic uint32_t done; /* futex word */
+} dsm_adopted_t;
+/* Hands `a` over (async-signal-safe); then wait with hcrt__dsm_wait_done. */
+void hcrt__dsm_adopt(dsm_adopted_t *a);
+void hcrt__dsm_wait_done(_Atomic uint32_t *done, int peer);
 
 /* ---- direct.c: fetches sent and received by the faulting thread ---- */
 void hcrt__dsm_direct_init(void);
