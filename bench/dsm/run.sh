@@ -26,7 +26,8 @@ trap 'rm -f "$out"' EXIT
 for i in $(seq "$runs"); do
   for m in $modes; do
     HCRT_DSM_SHM=$m timeout -k 5 300 mpirun --oversubscribe --bind-to none \
-      -np 2 -x HCRT_DSM_SHM ${HCRT_DSM_BELL:+-x HCRT_DSM_BELL} ${MPIRUN_ARGS:-} "$bin" "$stream" "$pages" |
+      -np 2 -x HCRT_DSM_SHM ${HCRT_DSM_BELL:+-x HCRT_DSM_BELL} \
+      ${HCRT_DSM_DIRECT:+-x HCRT_DSM_DIRECT} ${MPIRUN_ARGS:-} "$bin" "$stream" "$pages" |
       sed "s/^/$m run$i /" >> "$out"
   done
 done
