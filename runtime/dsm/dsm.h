@@ -177,6 +177,8 @@ typedef struct hcrt_dsm_counters {
     /* home migration (HCRT_DSM_MIGRATE): pages whose home moved to this
      * rank, and away from it */
     uint64_t pages_migrated_in, pages_migrated_out;
+    /* fetches the faulting thread sent and received itself (direct.c) */
+    uint64_t direct_fetches;
 } hcrt_dsm_counters_t;
 
 void hcrt__dsm_counters(hcrt_dsm_counters_t *out);

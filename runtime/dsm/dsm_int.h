@@ -115,6 +115,8 @@ struct dsm_state {
     int classify;
     uint64_t spin_ns; /* service thread polls this long after work */
     int shm_mode;     /* HCRT_DSM_SHM: SHM_AUTO, SHM_OFF or SHM_ON */
+    int direct;       /* HCRT_DSM_DIRECT: faulting threads send fetches */
+    uint64_t direct_spin_ns; /* and poll this long for the reply */
     /* Same-host fast path (shm.c): per rank, its memfd and directory
      * mapped here (NULL: reach it by messages). shm_peers counts them. */
     char **peer_mem;
@@ -249,7 +251,13 @@ void hcrt__dsm_reply(int dest, const dsm_msg_t *req, uint32_t type, uint64_t a,
 void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
                      size_t dlen, int own_data, size_t idx, size_t stride,
                      uint64_t notify_mask);
-#define DSM_TAG_DATA 1     /* page data following a FETCH_R header */
+#define DSM_TAG_DATA 1 /* page data following a FETCH_R header */
+/* A fetch the faulting thread sent itself (direct.c) carries
+ * DSM_OP_DIRECT | slot in its op field; the home sends the reply (and its
+ * page data) on tag DSM_TAG_DIRECT + slot, which only that thread
+ * receives. */
+#define DSM_OP_DIRECT 0x80000000u
+#define DSM_TAG_DIRECT 2
 #define DSM_INLINE_PAGES 4 /* runs up to this many pages ride in the reply */
 /* Strided runs (a column of a row-major array): pages at most this far
  * apart are fetched and registered together. */
@@ -260,6 +268,50 @@ void hcrt__dsm_futex_wake(_Atomic uint32_t *w);
 /* ---- pages.c ---- */
 /* Resolves a fault on page `idx`; returns 0 on success, -1 if invalid. */
 int hcrt__dsm_resolve(size_t idx, int is_write);
+/* The same for a fault of the program's own code (direct.c): a fetch is
+ * sent and received by the faulting thread itself when `direct`. */
+int hcrt__dsm_resolve_from(size_t idx, int is_write, int direct);
+
+/* A fetch of pages idx, idx + stride, ... (n of them) in flight. */
+typedef struct fetch_ctx {
+    size_t idx, n, stride; /* pages idx, idx + stride, ... (stride >= 1) */
+    int is_write;
+    int registered; /* the home recorded us as writer of the whole run */
+    int trigger;    /* read-ahead: leave the first page as a trigger */
+    uint32_t gen;   /* dsm.acq_gen once the run was claimed */
+    int wahead;     /* a read run of a stream that writes: install writable */
+    uint32_t nseq;  /* dsm.notify_seq when the request was made */
+} fetch_ctx_t;
+/* Installs the reply `msg` (len bytes) of fetch c from `home`; page data
+ * that follows it comes on `tag` (malloc only for a strided run of more
+ * than DSM_INLINE_PAGES pages, never needed by direct fetches). */
+void hcrt__dsm_install_reply(fetch_ctx_t *c, void *msg, size_t len, int home,
+                             int tag);
+/* Bytes of the reply header of a fetch of n pages (exempt flags, and the
+ * pages themselves when they ride inside). */
+size_t hcrt__dsm_fetch_reply_len(size_t n);
+
+/* Requests of a direct fetch (direct.c) whose reply is late: the service
+ * thread tests them and wakes the thread (done: 0, 2 asleep, 1 done). */
+typedef struct dsm_adopted {
+    struct dsm_adopted *next;
+    MPI_Request *rq;
+    int n;
+    _Atomic uint32_t done; /* futex word */
+} dsm_adopted_t;
+/* Hands `a` over (async-signal-safe); then wait with hcrt__dsm_wait_done. */
+void hcrt__dsm_adopt(dsm_adopted_t *a);
+void hcrt__dsm_wait_done(_Atomic uint32_t *done, int peer);
+
+/* ---- direct.c: fetches sent and received by the faulting thread ---- */
+void hcrt__dsm_direct_init(void);
+/* Is pc in the program's own code (the executable)? Its faults happen
+ * outside any MPI call and outside the C library's allocator. */
+int hcrt__dsm_direct_code(uintptr_t pc);
+/* Sends fetch m for c to `home` and installs the reply, all in this
+ * thread; -1 (nothing sent) when it cannot: the caller submits it to the
+ * service thread. */
+int hcrt__dsm_direct_fetch(dsm_msg_t *m, fetch_ctx_t *c, int home);
 void hcrt__dsm_pages_init(void);
 /* Start-up: added areas homed on a same-host peer become live views. */
 void hcrt__dsm_live_areas(void);

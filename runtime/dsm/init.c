@@ -29,6 +29,9 @@ static hcrt_status_t read_settings(uintptr_t *base, size_t *size)
     dsm.prefetch_max = (size_t)hcrt__config_int("HCRT_DSM_PREFETCH");
     dsm.classify = hcrt__config_bool("HCRT_DSM_CLASSIFY");
     dsm.spin_ns = (uint64_t)hcrt__config_int("HCRT_DSM_SPIN_US") * 1000;
+    dsm.direct = hcrt__config_bool("HCRT_DSM_DIRECT");
+    dsm.direct_spin_ns =
+        (uint64_t)hcrt__config_int("HCRT_DSM_DIRECT_SPIN_US") * 1000;
     dsm.shm_mode = hcrt__config_enum("HCRT_DSM_SHM");
     dsm.uffd_mode = hcrt__config_enum("HCRT_DSM_UFFD");
     dsm.uffd = -1;

@@ -272,16 +272,6 @@ static int home_fault(size_t idx, int is_write)
 
 /* ---- remote pages ---- */
 
-typedef struct fetch_ctx {
-    size_t idx, n, stride; /* pages idx, idx + stride, ... (stride >= 1) */
-    int is_write;
-    int registered; /* the home recorded us as writer of the whole run */
-    int trigger;    /* read-ahead: leave the first page as a trigger */
-    uint32_t gen;   /* dsm.acq_gen once the run was claimed */
-    int wahead;     /* a read run of a stream that writes: install writable */
-    uint32_t nseq;  /* dsm.notify_seq when the request was made */
-} fetch_ctx_t;
-
 /* Read-ahead requests in flight without a waiting thread; a slot is free
  * when its op is done (set at init), claimed by CAS, so the fault path
  * needs no lock. */
@@ -392,21 +382,29 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt)
 
 /* The pages that follow a fetch reply from `home`, woken by the fault
  * detector if it dies meanwhile (base/wait.h). */
-static void recv_data(void *buf, size_t len, int home)
+static void recv_data(void *buf, size_t len, int home, int tag)
 {
     MPI_Request req;
     hcrt_wait_t w = {.what = "DSM page data",
                      .peer = home,
                      .deadline = hcrt__wait_reply_deadline(),
                      .busy = 1}; /* as the MPI_Recv it replaces */
-    MPI_Irecv(buf, (int)len, MPI_BYTE, home, DSM_TAG_DATA, dsm.svc_comm, &req);
+    MPI_Irecv(buf, (int)len, MPI_BYTE, home, tag, dsm.svc_comm, &req);
     hcrt__wait_request(&req, &w);
 }
 
-/* Service thread: installs a fetched run through the alias view. */
-static void install_fetch(dsm_op_t *op, void *msg, size_t len)
+size_t hcrt__dsm_fetch_reply_len(size_t n)
 {
-    fetch_ctx_t *c = op->arg;
+    size_t flen = (n + 63) & ~63UL;
+    return sizeof(dsm_msg_t) + flen +
+           (n <= DSM_INLINE_PAGES ? n * DSM_PAGE : 0);
+}
+
+/* Installs a fetched run through the alias view (tag < 0: the data of a
+ * contiguous run larger than DSM_INLINE_PAGES is in the alias already). */
+void hcrt__dsm_install_reply(fetch_ctx_t *c, void *msg, size_t len, int home,
+                             int tag)
+{
     dsm_msg_t *m = msg;
     size_t flen = (c->n + 63) & ~63UL;
     const uint8_t *exempt = (const uint8_t *)(m + 1);
@@ -419,7 +417,7 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
             tmp = malloc(c->n * DSM_PAGE);
             if (!tmp)
                 hcrt_fatal(HCRT_MOD_DSM, "out of memory receiving pages");
-            recv_data(tmp, c->n * DSM_PAGE, op->dest);
+            recv_data(tmp, c->n * DSM_PAGE, home, tag);
             data = tmp;
         } else {
             hcrt_assert(len == sizeof *m + flen + c->n * DSM_PAGE);
@@ -438,11 +436,19 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
         /* The data follows from the same home on its own tag: straight
          * into the alias view (nobody touches these BUSY pages). */
         hcrt_assert(len == sizeof *m + flen);
-        /* one call allocates the pages instead of n faults */
-        madvise(alias, c->n * DSM_PAGE, MADV_POPULATE_WRITE);
-        recv_data(alias, c->n * DSM_PAGE, op->dest);
+        if (tag >= 0) {
+            /* one call allocates the pages instead of n faults */
+            madvise(alias, c->n * DSM_PAGE, MADV_POPULATE_WRITE);
+            recv_data(alias, c->n * DSM_PAGE, home, tag);
+        }
     }
     install_run(c, exempt);
+}
+
+/* Service thread: the reply of a fetch it sent. */
+static void install_fetch(dsm_op_t *op, void *msg, size_t len)
+{
+    hcrt__dsm_install_reply(op->arg, msg, len, op->dest, DSM_TAG_DATA);
 }
 
 /* Registers this rank as writer of [idx, idx+n) at `home`: directly in a
@@ -560,7 +566,7 @@ static int stream_writes(size_t idx, size_t stride)
     return 0;
 }
 
-static void fetch_remote(size_t idx, int home, int is_write)
+static void fetch_remote(size_t idx, int home, int is_write, int direct)
 {
     size_t stride, w = prefetch_window(idx, is_write, &stride);
     if (stride > 1 && hcrt__dsm_shm_peer(home))
@@ -594,15 +600,17 @@ static void fetch_remote(size_t idx, int home, int is_write)
         return;
     }
     dsm_msg_t m = {M_FETCH, 0, idx, n, (uint64_t)reg, stride > 1 ? stride : 0};
-    dsm_op_t op = {0};
-    op.dest = home;
-    op.sbuf = &m;
-    op.slen = sizeof m;
-    op.want_reply = 1;
-    op.on_reply = install_fetch;
-    op.arg = &ctx;
-    hcrt__dsm_submit(&op);
-    hcrt__dsm_wait(&op);
+    if (!direct || hcrt__dsm_direct_fetch(&m, &ctx, home) != 0) {
+        dsm_op_t op = {0};
+        op.dest = home;
+        op.sbuf = &m;
+        op.slen = sizeof m;
+        op.want_reply = 1;
+        op.on_reply = install_fetch;
+        op.arg = &ctx;
+        hcrt__dsm_submit(&op);
+        hcrt__dsm_wait(&op);
+    }
     if (!is_write && n == dsm.prefetch_max && n > 1) {
         read_ahead(home); /* two runs in flight: transfer of one overlaps */
         read_ahead(home); /* the installation of the other */
@@ -677,6 +685,11 @@ static void upgrade_write(size_t idx, int home)
  * (spurious: the caller counts repeats and reports a loop). */
 int hcrt__dsm_resolve(size_t idx, int is_write)
 {
+    return hcrt__dsm_resolve_from(idx, is_write, 0);
+}
+
+int hcrt__dsm_resolve_from(size_t idx, int is_write, int direct)
+{
     int home = hcrt__dsm_home(idx);
     DSM_DELAY(DLY_FAULT);
     if (home == dsm.rank)
@@ -691,7 +704,7 @@ int hcrt__dsm_resolve(size_t idx, int is_write)
     case PG_INV:
         if (!claim(idx, PG_INV) || !still_homed(idx, home, PG_INV))
             break;
-        fetch_remote(idx, home, is_write);
+        fetch_remote(idx, home, is_write, direct);
         if (is_write)
             dsm_count(write_faults, 1);
         else
