@@ -5,6 +5,9 @@
 // nodes, must run on the worker's core (it naps meanwhile), not crowd onto
 // the head's, and thread 1 (the head's own share) keeps the head's core.
 // With HCRT_SCHED_PLACE_WIDE=0 every thread stays on the head's cores.
+// Across hosts (the netns tier) no rank shares the head's host: nothing to
+// widen, so the tier leaves it out.
+// UNSUPPORTED: netns
 // RUN: %hcc -fopenmp -O2 %s -o %t
 // RUN: env HCRT_CLUSTER=1 HCRT_SCHED_PLACE_BUDGET=1 timeout -k 5 120 %hcrun -n 2 --threads 1 %t | FileCheck %s --check-prefix=WIDE
 // RUN: env HCRT_CLUSTER=1 HCRT_SCHED_PLACE_BUDGET=1 HCRT_SCHED_PLACE_WIDE=0 timeout -k 5 120 %hcrun -n 2 --threads 1 %t | FileCheck %s --check-prefix=NARROW
