@@ -115,25 +115,32 @@ static void use(int idx)
     cur = want;
 }
 
-/* The rank that runs logical thread k of a team of `total` on all nodes. */
-static int owner(int k, int total)
+/* Per logical thread of a team of plan_total: the index in masks of the
+ * cores of the rank that runs it on all nodes (0: the head's). Made by
+ * the main thread before the fork, when the team size changes. */
+static int *plan, plan_total;
+
+void hcrt__cluster_cores_plan(int total)
 {
     hcrt_cluster_team_t t;
 
+    if (!wide_on || total == plan_total)
+        return;
+    int *p = realloc(plan, (size_t)total * sizeof(int));
+    if (!p)
+        hcrt_fatal(HCRT_MOD_CORE, "out of memory for a team of %d", total);
     for (int r = 0; r < hcrt__size(); r++) {
         hcrt__cluster_team_of(total, r, &t);
-        if (k >= t.base && k < t.base + t.local)
-            return r;
+        for (int k = t.base; k < t.base + t.local && k < total; k++)
+            p[k] = host_of[r] < 0 ? 0 : host_of[r];
     }
-    return 0;
+    plan = p, plan_total = total;
 }
 
-void hcrt__cluster_cores_enter(int k, int total)
+void hcrt__cluster_cores_enter(int k)
 {
-    if (!wide_on)
-        return;
-    int idx = host_of[owner(k, total)];
-    use(idx < 0 ? 0 : idx);
+    if (wide_on && k < plan_total)
+        use(plan[k]);
 }
 
 void hcrt__cluster_cores_home(void)

@@ -20,10 +20,12 @@ void hcrt__cluster_place_init(void);
 /* Every rank at cluster start-up (collective on `comm`): the head learns
  * the cores of the ranks on its host (cluster_cores.c). */
 void hcrt__cluster_cores_init(MPI_Comm comm);
-/* Head, logical thread k of a call on the head alone (a team of `total`):
- * run on the cores of the rank that runs k on all nodes, when that rank
- * shares the head's host. */
-void hcrt__cluster_cores_enter(int k, int total);
+/* Head's main thread, before a call on the head alone of `total` threads:
+ * which cores each logical thread takes (cluster_cores_enter). */
+void hcrt__cluster_cores_plan(int total);
+/* Head, logical thread k of that call: run on the cores of the rank that
+ * runs k on all nodes, when that rank shares the head's host. */
+void hcrt__cluster_cores_enter(int k);
 /* Head, a thread of a call on all nodes: back on the head's cores. */
 void hcrt__cluster_cores_home(void);
 /* Head, at every fork of its main thread at level 0: the cycle of the
