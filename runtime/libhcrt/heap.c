@@ -9,6 +9,7 @@
  * arena ownership first and pass anything else to libc. A libc block grown
  * in cluster mode moves to the DSM heap. heap.h says who else uses this.
  */
+#include <dlfcn.h>
 #include <errno.h>
 #include <link.h>
 #include <malloc.h>
@@ -112,12 +113,55 @@ static int hcc_program(void)
     return yes;
 }
 
+/* ---- whether the process's allocator is ours ----------------------------
+ * The executable and LD_PRELOAD libraries come before libhcrt.so in symbol
+ * lookup: a program that defines malloc & co. itself (or runs under a
+ * preloaded jemalloc, tcmalloc, ...) serves MPI's, libomp's and the C
+ * library's allocations, and the runtime can no longer keep the program's
+ * heap shared or its own memory out of the DSM. The definition must come
+ * from libhcrt (its interposition, interpose.c) or from the C library. */
+
+static const char *const alloc_names[] = {
+    "malloc", "calloc",        "realloc",        "free",   "memalign",
+    "valloc", "aligned_alloc", "posix_memalign", "pvalloc"};
+
+static const void *object_base(const void *addr)
+{
+    Dl_info di;
+    return addr && dladdr(addr, &di) ? di.dli_fbase : NULL;
+}
+
+const char *hcrt__heap_foreign_allocator(const char **name)
+{
+    static int done;
+    static const char *who, *what;
+    const void *self = object_base((const void *)hcrt__heap_started);
+    const void *libc = object_base((const void *)__libc_malloc);
+
+    for (size_t i = 0; !done && i < sizeof(alloc_names) / sizeof(*alloc_names);
+         i++) {
+        Dl_info di;
+        void *f = dlsym(RTLD_DEFAULT, alloc_names[i]);
+        if (!f || !dladdr(f, &di) || di.dli_fbase == self ||
+            di.dli_fbase == libc)
+            continue;
+        what = alloc_names[i];
+        who = di.dli_fname && *di.dli_fname ? di.dli_fname : "the program";
+        break;
+    }
+    done = 1;
+    if (name)
+        *name = what;
+    return who;
+}
+
 /* Before any static constructor of the program (shared libraries' run
  * first, the executable's last): memory of a cluster job's constructors
  * comes from the arena. */
 __attribute__((constructor(101))) static void heap_early(void)
 {
-    if (cluster_job() && hcc_program() && hcrt__arena_open()) {
+    if (cluster_job() && hcc_program() && !hcrt__heap_foreign_allocator(NULL) &&
+        hcrt__arena_open()) {
         hcrt__heap_any = 1;
         hcrt__heap_mode = HCRT_HEAP_ARENA;
     }

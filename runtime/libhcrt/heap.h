@@ -31,6 +31,11 @@ void *hcrt__heap_realloc(void *p, size_t size);
 size_t hcrt__heap_usable(void *p);
 /* Whether p is a block of the DSM heap or the arena. */
 int hcrt__heap_owned(const void *p);
+/* The file of the object (the executable, a preloaded library) that
+ * defines the process's malloc family instead of libhcrt or the C library,
+ * and in *name the function; NULL when the allocator is ours. Such a
+ * process cannot run in cluster mode (heap.c says why). */
+const char *hcrt__heap_foreign_allocator(const char **name);
 /* Start-up, every rank: the DSM heap from now on (cluster), else libc. */
 void hcrt__heap_started(int cluster);
 /* In a child forked in cluster mode (threads.c): the C library's heap;

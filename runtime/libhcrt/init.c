@@ -391,6 +391,25 @@ static _Noreturn void worker_exit(int status)
     _exit(status);
 }
 
+/* Cluster mode needs the process's allocator to be ours (heap.h): a
+ * program that brings its own runs every region on the head, and says so. */
+static int own_allocator(void)
+{
+    const char *name, *who = hcrt__heap_foreign_allocator(&name);
+
+    if (!who)
+        return 1;
+    if (launcher_rank() <= 0)
+        hcrt_warn(HCRT_MOD_CORE,
+                  "%s defines %s(): memory it hands out cannot be shared "
+                  "between nodes, so this job runs every parallel region on "
+                  "the head (rank 0) alone, as with HCRT_CLUSTER=0; to run "
+                  "regions across nodes, drop the program's allocator (or "
+                  "LD_PRELOAD of one) or rename it",
+                  who, name);
+    return 0;
+}
+
 HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
                                 hcrt_main_fn_t user_main)
 {
@@ -401,7 +420,7 @@ HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
     hcrt__log_set_identity(launcher_rank(), hcrt__hostname());
     hcrt__settings_register();
     cluster_wanted = launcher_size() > 1 && hcrt__config_init() == HCRT_OK &&
-                     hcrt__config_bool("HCRT_CLUSTER");
+                     hcrt__config_bool("HCRT_CLUSTER") && own_allocator();
     /* Before MPI maps anything: identical addresses in every rank. */
     if (cluster_wanted) {
         hcrt__dsm_prepare_address_space(argc, argv);
