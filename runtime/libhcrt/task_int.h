@@ -57,6 +57,7 @@ typedef struct hcrt__ts_state {
     hcrt_tp_mean_t cost;   /* the cost of a steal, as thieves report it */
     /* counters (atomic) */
     uint64_t inflight;           /* taken by other nodes, not done */
+    uint64_t unsent;             /* solo: taken, data not sent yet */
     uint64_t remote_ns;          /* task time other nodes ran, this region */
     uint64_t remote_ns_total;    /* ... in all */
     uint64_t served_req, served; /* steal requests served / with a task */

@@ -63,6 +63,7 @@ typedef struct ts_rec {
     uint32_t size, shsize;
     uint64_t seq; /* order of export on this node */
     int thief;
+    int sent; /* solo, taken: its data left (steal_sent) (atomic) */
     hcrt_ts_origin_t origin; /* created under a task of another node */
 } ts_rec_t;
 
@@ -297,6 +298,7 @@ int32_t hcrt__ts_submit(hcrt_ident_t *loc, int32_t gtid, void *task,
     if (!(r = rec_alloc()))
         goto plain;
     r->task = task;
+    r->sent = 1;
     r->origin = hcrt__ts_origin;
     r->site = ext->site;
     r->kflags = ext->kflags;
@@ -465,8 +467,11 @@ void hcrt__ts_drain(int32_t gtid, int all)
 }
 
 /* A task held here after `start` that runs on another node now (its
- * thief and the cookie it knows it by); 0 if none. The scan starts after
- * the last one found, so waits on several take from each in turn. */
+ * thief and the cookie it knows it by): 1; one another node ran whose
+ * data this node has not finished sending (the thief's DONE can overtake
+ * the completion of the send, and libomp may get the task only after
+ * steal_sent): 2; 0 if none. The scan starts after the last one found,
+ * so waits on several take from each in turn. */
 static int remote_after(uint64_t start, int *thief, uint64_t *cookie)
 {
     static _Thread_local uint32_t from;
@@ -474,13 +479,17 @@ static int remote_after(uint64_t start, int *thief, uint64_t *cookie)
     for (uint32_t k = 0; k < hcrt__ts.nrecs; k++) {
         uint32_t i = (from + 1 + k) % hcrt__ts.nrecs;
         ts_rec_t *r = &recs[i];
-        if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == REC_REMOTE &&
-            r->seq > start) {
+        int st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+        if (r->seq <= start)
+            continue;
+        if (st == REC_REMOTE) {
             *thief = r->thief;
             *cookie = ((uint64_t)r->gen << 32) | i;
             from = i;
             return 1;
         }
+        if (st == REC_DONE && !__atomic_load_n(&r->sent, __ATOMIC_ACQUIRE))
+            return 2;
     }
     return 0;
 }
@@ -494,18 +503,21 @@ void hcrt__ts_wait(int32_t gtid, int all)
     if (!hcrt__ts.solo)
         return;
     hcrt__ts_drain(gtid, all);
-    if (!__atomic_load_n(&hcrt__ts.inflight, __ATOMIC_ACQUIRE))
+    if (!__atomic_load_n(&hcrt__ts.inflight, __ATOMIC_ACQUIRE) &&
+        !__atomic_load_n(&hcrt__ts.unsent, __ATOMIC_ACQUIRE))
         return;
     hcrt_pause_t pause;
     hcrt__pause_begin(&pause);
     /* Until DONE (the event gate) ends them: meanwhile take back tasks
      * they created, as a thread of one node would. */
-    while (remote_after(start, &thief, &cookie)) {
-        if (hcrt__ts_steal_back(gtid, thief, cookie))
+    int k;
+    while ((k = remote_after(start, &thief, &cookie))) {
+        if (k == 1 && hcrt__ts_steal_back(gtid, thief, cookie))
             hcrt__pause_begin(&pause);
         else
             hcrt__pause(&pause, 200000);
     }
+    hcrt__ts_drain(gtid, all); /* hand-overs that completed meanwhile */
 }
 
 /* ---- the events: STEAL and DONE ------------------------------------------
@@ -520,6 +532,8 @@ static void steal_sent(hcrt__event_ctx_t *c)
     pthread_mutex_lock(&lock);
     unsub[nunsub++] = rec_index(r);
     pthread_mutex_unlock(&lock);
+    __atomic_store_n(&r->sent, 1, __ATOMIC_RELEASE);
+    __atomic_sub_fetch(&hcrt__ts.unsent, 1, __ATOMIC_RELEASE);
 }
 
 static hcrt_status_t steal_run(hcrt__event_ctx_t *c)
@@ -570,6 +584,8 @@ static hcrt_status_t steal_run(hcrt__event_ctx_t *c)
     c->out[0] = (hcrt__event_buf_t){r->task, r->size};
     c->out[1] = (hcrt__event_buf_t){*(void **)r->task, r->shsize};
     if (hcrt__ts.solo) { /* a detachable task lives until DONE; this not */
+        __atomic_store_n(&r->sent, 0, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&hcrt__ts.unsent, 1, __ATOMIC_RELAXED);
         c->user = r;
         c->out_release = steal_sent;
     }
@@ -658,9 +674,10 @@ void hcrt__ts_tables_end(void)
     ring_compact(dead, &ndead);
     if (ring_len || nunsub)
         hcrt_fatal(HCRT_MOD_CORE,
-                   "internal error: %u task(s) still waiting for a node at "
+                   "internal error: %u task(s) still waiting for a node and "
+                   "%u taken by another node not given back to libomp at "
                    "the end of a region",
-                   ring_len + nunsub);
+                   ring_len, nunsub);
     ring_head = 0;
     pthread_mutex_unlock(&lock);
     for (uint32_t i = 0; i < ndead; i++)
