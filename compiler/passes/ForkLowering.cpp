@@ -10,12 +10,17 @@
 // when other nodes' threads pay for taking its tasks (docs/tasks.md). Every
 // other region (e.g. a plain `parallel` calling omp_get_num_threads) is
 // CLUSTER, so that the team it sees is the cluster-wide team, as the user
-// would expect.
+// would expect. A CLUSTER or TASKS region that reads or writes a stream or
+// file descriptor of this process (a FILE the program opened, stdin, a
+// Fortran unit other than the standard output and error) is LOCAL_IO: the
+// stream exists on the head only, so the runtime runs every call on the
+// head alone with the whole logical team.
 //
 //===----------------------------------------------------------------------===//
 
 #include "ForkLowering.h"
 #include "Common.h"
+#include "LocalIO.h"
 #include "RuntimeCalls.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -30,7 +35,12 @@ using namespace llvm;
 namespace hcc {
 namespace {
 
-enum RegionKind { RegionCluster = 0, RegionHead = 1, RegionTasks = 2 };
+enum RegionKind {
+  RegionCluster = 0,
+  RegionHead = 1,
+  RegionTasks = 2,
+  RegionLocalIO = 3
+};
 
 struct RegionInfo {
   int Kind = RegionCluster;
@@ -41,7 +51,7 @@ bool isTargetName(StringRef N) {
   return N.starts_with("__tgt_target") || N == "__kmpc_omp_target_task_alloc";
 }
 
-RegionInfo classify(Function *Microtask) {
+RegionInfo classify(Function *Microtask, bool LocalIO) {
   SetVector<Function *> Roots;
   Roots.insert(Microtask);
   RegionInfo RI;
@@ -62,6 +72,8 @@ RegionInfo classify(Function *Microtask) {
     RI.Kind = RegionHead;
   else if (RI.NumLoops == 0 && MakesTasks)
     RI.Kind = RegionTasks;
+  if (LocalIO && RI.Kind != RegionHead)
+    RI.Kind = RegionLocalIO;
   return RI;
 }
 
@@ -91,6 +103,7 @@ private:
   IntegerType *I32, *I64;
   StructType *DescTy;
   DenseMap<Function *, GlobalVariable *> Descs;
+  DenseMap<Function *, bool> LocalIO; // before any fork is lowered
 };
 
 Constant *ForkLowerer::cstring(StringRef S, StringRef Name) {
@@ -124,7 +137,7 @@ Function *ForkLowerer::trampoline(Function *Microtask) {
 GlobalVariable *ForkLowerer::descriptor(Function *Microtask, CallBase &Site) {
   if (GlobalVariable *GV = Descs.lookup(Microtask))
     return GV;
-  RegionInfo RI = classify(Microtask);
+  RegionInfo RI = classify(Microtask, LocalIO.lookup(Microtask));
   SourceLoc L = sourceLocOf(Site);
   std::string Key =
       (M.getModuleIdentifier() + ":" + Microtask->getName()).str();
@@ -212,6 +225,11 @@ bool ForkLowerer::run() {
           Sites.push_back(CB);
       }
   SetVector<Function *> HeadOnly = headOnlyFunctions(M);
+  for (CallBase *CB : Sites)
+    if (auto *Micro =
+            dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts()))
+      if (!Micro->isDeclaration() && !LocalIO.count(Micro))
+        LocalIO[Micro] = regionUsesNodeLocalIO(Micro);
   bool Changed = false;
   for (CallBase *CB : Sites) {
     auto *Micro = dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts());

@@ -238,13 +238,14 @@ bool Checker::VisitCallExpr(CallExpr *CE) {
     warn(CE->getBeginLoc(),
          Stdin ? "'" + Name +
                      "' reads standard input inside a worksharing "
-                     "loop: iterations may run on other nodes, "
-                     "which have no standard input"
+                     "loop: only the head node has standard input, so "
+                     "this region runs on the head alone (read the input "
+                     "before the loop to let it run across nodes)"
                : "'" + Name +
                      "' uses a FILE stream inside a worksharing "
-                     "loop: iterations may run on other nodes, where "
-                     "a stream opened on this node does not exist "
-                     "(do the I/O outside the loop)");
+                     "loop: a stream opened on this node exists only "
+                     "here, so this region runs on the head alone (do the "
+                     "I/O outside the loop to let it run across nodes)");
   }
   return true;
 }

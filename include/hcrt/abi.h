@@ -57,7 +57,12 @@ typedef enum hcrt_region_kind {
     /* Creates plain tasks, has no worksharing loop and no target construct:
      * runs on every node when other nodes' threads pay for taking its
      * tasks (docs/tasks.md), else on the head's threads. */
-    HCRT_REGION_TASKS = 2
+    HCRT_REGION_TASKS = 2,
+    /* Reads or writes a stream, file descriptor or Fortran unit only this
+     * process has (a FILE the program opened, stdin, a unit other than
+     * the standard output and error): runs on the head alone, with the
+     * whole logical team. */
+    HCRT_REGION_LOCAL_IO = 3
 } hcrt_region_kind_t;
 
 /* Calls the outlined microtask with args[0..nargs-1] converted back to the

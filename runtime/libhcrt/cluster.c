@@ -88,7 +88,7 @@ static int worker_done;               /* the head told this worker to leave */
 static _Thread_local uint32_t ws_seq;
 
 static struct {
-    uint64_t forks, head_only, placed_head, fork_ns, join_ns;
+    uint64_t forks, head_only, placed_head, local_io, fork_ns, join_ns;
 } counters;
 
 /* "file:line (function)" from clang's ";file;function;line;col;;", or
@@ -645,7 +645,8 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     hcrt__cluster_place_cycle(t0); /* the last call's cycle ends here */
     hcrt__cluster_place_tls_drain();
     if ((region->kind != HCRT_REGION_CLUSTER &&
-         region->kind != HCRT_REGION_TASKS) ||
+         region->kind != HCRT_REGION_TASKS &&
+         region->kind != HCRT_REGION_LOCAL_IO) ||
         __atomic_load_n(&teams_active, __ATOMIC_RELAXED) > 0 ||
         omp_get_max_active_levels() < 1) /* an inactive region */
         goto local;
@@ -665,6 +666,14 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         nt = total; /* the team the program asked for, on the head */
         goto local;
+    }
+    if (region->kind == HCRT_REGION_LOCAL_IO) {
+        /* its streams are the head's: the whole logical team runs there */
+        __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
+        __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+        counters.local_io++;
+        hcrt__cluster_place_run_head(loc, region, args, total);
+        return 1;
     }
     if (region->kind == HCRT_REGION_TASKS) {
         cmd.tasks = hcrt__ts_region_decide(region);
@@ -814,10 +823,11 @@ static int print_cluster(FILE *out, void *arg)
     (void)arg;
     fprintf(out,
             "cluster regions %" PRIu64 " on %d nodes (%d threads), kept on "
-            "the head %" PRIu64 " (%" PRIu64 " placed there); "
+            "the head %" PRIu64 " (%" PRIu64 " placed there, %" PRIu64
+            " for streams only the head has); "
             "fork %.1f us, run+join %.1f us on average\n",
             counters.forks, hcrt__size(), default_total, counters.head_only,
-            counters.placed_head,
+            counters.placed_head, counters.local_io,
             counters.forks
                 ? (double)counters.fork_ns * 1e-3 / (double)counters.forks
                 : 0.0,

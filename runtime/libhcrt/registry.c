@@ -258,7 +258,9 @@ static int print_regions(FILE *out, void *arg)
                 "%016" PRIx64 "   %-28.28s %-24.24s %-7s %10" PRIu64
                 " %8" PRIu64 " %12.3f %10.2f\n",
                 s->desc->id, where, s->desc->name ? s->desc->name : "?",
-                s->desc->kind == HCRT_REGION_HEAD ? "head" : "cluster",
+                s->desc->kind == HCRT_REGION_HEAD       ? "head"
+                : s->desc->kind == HCRT_REGION_LOCAL_IO ? "head-io"
+                                                        : "cluster",
                 s->forks, s->serial, (double)s->time_ns * 1e-6,
                 (double)s->time_ns * 1e-3 / (double)s->forks);
         forks += s->forks, t += s->time_ns;

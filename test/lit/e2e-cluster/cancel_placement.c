@@ -17,7 +17,7 @@
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_SCHED_PLACE_BUDGET=1 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_SCHED_PLACE_BUDGET -np 2 %t >%t.off 2>%t.err; cat %t.err >>%t.off
 // RUN: FileCheck %s --check-prefix=OFF <%t.off
 // ON: cancellation on: results ok
-// ON-DAG: kept on the head 0 (0 placed there)
+// ON-DAG: kept on the head 0 (0 placed there,
 // ON-DAG: cancellation across nodes: {{[1-9][0-9]*}} cancel requests
 // ON-NOT: FAIL
 // OFF: cancellation off: results ok

@@ -17,14 +17,14 @@
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_DSM_SHM=0 HCRT_SCHED_FAULT_PERIOD_US=2000 HCRT_SCHED_PROBE_DRIFT=10 HCRT_SCHED_PROBE_STABLE_RUNS=2 HCRT_SCHED_PLACE_BUDGET=1 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x HCRT_SCHED_FAULT_PERIOD_US -x HCRT_SCHED_PROBE_DRIFT -x HCRT_SCHED_PROBE_STABLE_RUNS -x HCRT_SCHED_PLACE_BUDGET -np 4 %t >%t.np4 2>%t.err; cat %t.err >>%t.np4
 // RUN: FileCheck %s --check-prefix=NP4 <%t.np4
 // LOCAL: results ok
-// LOCAL: cluster regions {{[0-9]+}} on 2 nodes (2 threads), kept on the head [[N:[1-9][0-9]*]] ([[N]] placed there)
+// LOCAL: cluster regions {{[0-9]+}} on 2 nodes (2 threads), kept on the head [[N:[1-9][0-9]*]] ([[N]] placed there,
 // LOCAL-DAG: {{.*}}dsm_bound{{.*}} on all nodes {{[0-9]+}}, on the head only {{[1-9]}}
 // LOCAL-NOT: FAIL
 // NP4: results ok
-// NP4: cluster regions {{[0-9]+}} on 4 nodes (4 threads), kept on the head [[N:[1-9][0-9]*]] ([[N]] placed there)
+// NP4: cluster regions {{[0-9]+}} on 4 nodes (4 threads), kept on the head [[N:[1-9][0-9]*]] ([[N]] placed there,
 // NP4-NOT: FAIL
 // OFF: results ok
-// OFF: kept on the head 0 (0 placed there)
+// OFF: kept on the head 0 (0 placed there,
 // OFF-NOT: FAIL
 #include <stdint.h>
 #include <stdio.h>

@@ -30,7 +30,7 @@
 // ON-NOT: FAIL
 // TRACE: "cat":"placement","name":"placement tiny.omp_outlined"{{.*}}"on":"the head alone","us/call on the head":{{[0-9]+}},"us/call on all nodes":{{[0-9]+}}
 // OFF: results ok
-// OFF-DAG: kept on the head 0 (0 placed there)
+// OFF-DAG: kept on the head 0 (0 placed there,
 // OFF-DAG: region placement off
 // OFF-NOT: FAIL
 // NP4: results ok
