@@ -392,16 +392,17 @@ static int advance_give(hcrt__dr_t *r, dr_act_t *a)
     return flag;
 }
 
+/* The actions there were on entry, once each: an action's report may
+ * bring new ones at once (this rank schedules itself), which wait for
+ * the next round, and an over one's slot takes the last (visited). */
 static void advance(hcrt__dr_t *r)
 {
-    for (int i = 0; i < r->nacts;) {
+    for (int i = r->nacts - 1; i >= 0; i--) {
         dr_act_t *a = &r->acts[i];
         int over = a->kind == ACT_FETCH ? advance_fetch(r, a)
                                         : advance_give(r, a);
         if (over)
             r->acts[i] = r->acts[--r->nacts];
-        else
-            i++;
     }
 }
 

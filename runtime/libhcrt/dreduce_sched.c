@@ -22,9 +22,11 @@ static int spread = -1; /* HCRT_REDUCE_SCHED=spread */
 static uint64_t *ended_ids;
 static size_t ended_words;
 
-/* FT mode: losses the detector announced and the instances have not yet
- * seen (set on the detector's thread, taken in the progress loop). */
+/* FT mode: losses the detector announced (set on the detector's thread,
+ * which marks the rank failed for the waits only after the callbacks: so
+ * the rank is noted here) and those the instances have seen. */
 static atomic_int losses_pending;
+static _Atomic uint8_t *lost_note;
 static uint8_t *lost_seen;
 
 int hcrt__dr_sched_rank(uint32_t id)
@@ -55,12 +57,19 @@ static int is_ended(uint32_t id)
 
 static void on_lost(int rank, void *arg)
 {
-    (void)rank, (void)arg;
+    (void)arg;
+    if (rank < 0 || rank >= hcrt__dr_size)
+        return;
+    atomic_store(&lost_note[rank], 1);
     atomic_store(&losses_pending, 1);
 }
 
 void hcrt__dr_sched_ft_init(void)
 {
+    lost_note = calloc((size_t)hcrt__dr_size, sizeof *lost_note);
+    lost_seen = calloc((size_t)hcrt__dr_size, 1);
+    if (!lost_note || !lost_seen)
+        hcrt_fatal(HCRT_MOD_CORE, "out of memory in a reduction");
     hcrt__ft_on_lost(on_lost, NULL);
 }
 
@@ -75,10 +84,10 @@ double hcrt__dr_perf_spread(void)
 /* A rank lost before the instance began at its scheduler takes no part. */
 static void exclude_lost(hcrt__dred_t *d)
 {
-    if (!hcrt__ft_on())
+    if (!lost_note)
         return;
     for (int k = 0; k < hcrt__dr_size; k++)
-        if (hcrt__ft_lost(k))
+        if (atomic_load(&lost_note[k]) || hcrt__ft_lost(k))
             hcrt__dred_exclude(d, k);
 }
 
@@ -223,12 +232,10 @@ static void dispatch(dr_sched_t *s)
 
 void hcrt__dr_sched_losses(void)
 {
-    if (!atomic_exchange(&losses_pending, 0))
+    if (!lost_note || !atomic_exchange(&losses_pending, 0))
         return;
-    if (!lost_seen && !(lost_seen = calloc((size_t)hcrt__dr_size, 1)))
-        hcrt_fatal(HCRT_MOD_CORE, "out of memory in a reduction");
     for (int k = 0; k < hcrt__dr_size; k++) {
-        if (lost_seen[k] || !hcrt__ft_lost(k))
+        if (lost_seen[k] || !atomic_load(&lost_note[k]))
             continue;
         lost_seen[k] = 1;
         for (dr_sched_t *s = scheds, *next; s; s = next) {
@@ -241,6 +248,7 @@ void hcrt__dr_sched_losses(void)
 
 void hcrt__dr_sched_handle(const dr_ctl_t *m)
 {
+    hcrt__dr_sched_losses(); /* a FAILED may come before the loss is seen */
     dr_sched_t *s = find(m->id);
     if (!s && (is_ended(m->id) ||
                (m->kind != CTL_READY && m->kind != CTL_REPLICA)))
