@@ -10,8 +10,8 @@
 #include "base/clock.h"
 #include "base/log.h"
 #include "base/wait.h"
-#include "libhcrt/fault/ft.h"
 #include "libhcrt/dreduce_int.h"
+#include "libhcrt/fault/ft.h"
 
 pthread_mutex_t hcrt__dr_lock = PTHREAD_MUTEX_INITIALIZER;
 MPI_Comm hcrt__dr_comm = MPI_COMM_NULL;
@@ -249,10 +249,11 @@ static void end_msg(hcrt__dr_t *r, const dr_ctl_t *m)
     end(r, (hcrt_status_t)m->status, m->a, m->extra, m->b);
     if (m->why[0])
         r->why = intern(m->why, sizeof m->why);
-    size_t len;
-    const void *b;
-    if (m->status == HCRT_OK && hcrt__dr_rank == r->root && m->hitem != 0 &&
-        r->ops->result && (b = item_buf(r, m->hitem, &len)))
+    size_t len = 0;
+    const void *b = NULL;
+    /* gitem: the root has a result (also a survivors' one) in item hitem */
+    if (m->gitem && hcrt__dr_rank == r->root && r->ops->result &&
+        (m->hitem == 0 || (b = item_buf(r, m->hitem, &len))))
         r->ops->result(r->ctx, b, len);
 }
 
@@ -344,12 +345,11 @@ static int advance_fetch(hcrt__dr_t *r, dr_act_t *a)
         MPI_Message msg;
         MPI_Status st;
         int n;
-        mpi_check(MPI_Improbe(a->peer, data_tag(r->id, a->task),
-                              hcrt__dr_comm, &flag, &msg, &st),
+        mpi_check(MPI_Improbe(a->peer, data_tag(r->id, a->task), hcrt__dr_comm,
+                              &flag, &msg, &st),
                   "a probe");
         if (!flag)
-            return hcrt__dr_ft(r) && hcrt__ft_lost(a->peer) &&
-                   fetch_lost(r, a);
+            return hcrt__dr_ft(r) && hcrt__ft_lost(a->peer) && fetch_lost(r, a);
         MPI_Get_count(&st, MPI_BYTE, &n);
         a->rlen = (size_t)n;
         a->rbuf = hcrt__dr_buf_get(a->rlen, &a->rcap);
@@ -399,8 +399,8 @@ static void advance(hcrt__dr_t *r)
 {
     for (int i = r->nacts - 1; i >= 0; i--) {
         dr_act_t *a = &r->acts[i];
-        int over = a->kind == ACT_FETCH ? advance_fetch(r, a)
-                                        : advance_give(r, a);
+        int over =
+            a->kind == ACT_FETCH ? advance_fetch(r, a) : advance_give(r, a);
         if (over)
             r->acts[i] = r->acts[--r->nacts];
     }

@@ -38,7 +38,8 @@ typedef struct hcrt__dr_ops {
     /* Folds `len` bytes of `in` into `inout` (another item's buffer). */
     hcrt_status_t (*combine)(void *ctx, void *inout, const void *in,
                              size_t len);
-    /* The root: the result is in `buf` (an item other than its partial). */
+    /* The root has the result: in `buf` (an item other than its partial),
+     * or NULL: its partial (as it is, if it folded nothing). */
     void (*result)(void *ctx, const void *buf, size_t len);
 } hcrt__dr_ops_t;
 

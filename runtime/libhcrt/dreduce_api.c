@@ -96,15 +96,17 @@ static hcrt_status_t api_combine(void *ctx, void *inout, const void *in,
 static void api_result(void *ctx, const void *buf, size_t len)
 {
     hcrt_future_t *f = ctx;
-    if (f->recv && len == f->count * f->size) {
-        memcpy(f->recv, buf, len);
-        f->have_result = 1;
+    if (!buf && !f->acc) { /* a root alone (the others lost) */
+        buf = f->send;
+        len = f->count * f->size;
     }
+    if (f->recv && buf && buf != f->recv && len == f->count * f->size)
+        memcpy(f->recv, buf, len);
+    f->have_result = 1;
 }
 
-static const hcrt__dr_ops_t api_ops = {api_give,    NULL,       api_fold,
-                                       NULL,        api_raw,    api_combine,
-                                       api_result};
+static const hcrt__dr_ops_t api_ops = {api_give, NULL,        api_fold,  NULL,
+                                       api_raw,  api_combine, api_result};
 
 static hcrt_status_t start(hcrt_future_t *f, void *recvbuf, int root,
                            hcrt_future_t **future)
@@ -185,8 +187,7 @@ HCRT_EXPORT hcrt_status_t hcrt_future_wait(hcrt_future_t *future,
     hcrt_status_t st = hcrt__dr_wait(future->dr);
     /* a root that folded nothing (one rank) still owes the result */
     if (st == HCRT_OK && future->is_root && !future->acc &&
-        !future->have_result &&
-        future->recv != future->send)
+        !future->have_result && future->recv != future->send)
         memcpy(future->recv, future->send, future->count * future->size);
     if (status) {
         status->status = st;

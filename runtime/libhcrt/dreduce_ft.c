@@ -39,8 +39,8 @@ void hcrt__dr_ft_init(void)
 
 int hcrt__dr_ft(const hcrt__dr_t *r)
 {
-    return hcrt__dr_rcomm != MPI_COMM_NULL && r->ops->raw &&
-           r->ops->combine && hcrt__dr_size > 1;
+    return hcrt__dr_rcomm != MPI_COMM_NULL && r->ops->raw && r->ops->combine &&
+           hcrt__dr_size > 1;
 }
 
 void hcrt__dr_req_abort(MPI_Request *req)
@@ -125,8 +125,7 @@ static void post_new(void)
             p->buf = malloc(n ? (size_t)n : 1);
         if (!p || !p->buf)
             hcrt_fatal(HCRT_MOD_CORE,
-                       "out of memory for a reduction's replica (%d bytes)",
-                       n);
+                       "out of memory for a reduction's replica (%d bytes)", n);
         p->id = id_of(st.MPI_TAG);
         p->from = st.MPI_SOURCE;
         p->len = (size_t)n;

@@ -31,17 +31,19 @@ enum {
 };
 
 /* A control message (ranks <-> scheduler). */
+/* a, b: TASK: task id, giver; GIVE: holder, task id; END: lost, hint;
+ * DONE/FAILED: task id; REPLICA: the rank whose input `rank` holds;
+ * READY: b = the buddy its replica goes to, or -1.
+ * hitem, gitem, oitem: TASK: the holder's, the giver's and the result's
+ * items; GIVE: gitem; END: hitem = the final item, gitem = 1 when the
+ * root has a result. */
 typedef struct dr_ctl {
     uint32_t kind, id;
     int32_t rank, root;
-    int32_t a, b;    /* TASK: task id, giver; GIVE: holder, task id;
-                        END: lost, hint; DONE/FAILED: task id;
-                        REPLICA: the rank whose input `rank` holds;
-                        READY: b = the buddy its replica goes to, or -1 */
-    int32_t status;  /* END: hcrt_status_t */
-    int32_t extra;   /* END: inputs recovered */
-    int32_t hitem, gitem, oitem; /* TASK: holder's, giver's, result item;
-                                    GIVE: gitem; END: hitem = the final */
+    int32_t a, b;
+    int32_t status; /* END: hcrt_status_t */
+    int32_t extra;  /* END: inputs recovered */
+    int32_t hitem, gitem, oitem;
     double ns;       /* DONE: the task's time on the holder */
     uint64_t bytes;  /* READY: partial size; DONE: bytes folded */
     uint64_t window; /* READY: what the OpenMP decision looks at */

@@ -146,8 +146,7 @@ static hcrt_status_t outcome(const hcrt__dred_t *d, dr_ctl_t *m)
     if (d->state == HCRT_DRED_DONE && d->excluded < 0) {
         m->a = -1;
         snprintf(m->why, sizeof m->why, "%s",
-                 d->recovered ? "complete, with recovered inputs"
-                              : "complete");
+                 d->recovered ? "complete, with recovered inputs" : "complete");
         return HCRT_OK;
     }
     if (d->state == HCRT_DRED_DONE) {
@@ -174,7 +173,8 @@ static void finish(dr_sched_t *s)
                   .root = s->root,
                   .b = hint,
                   .extra = d->recovered,
-                  .hitem = d->final_item};
+                  .hitem = d->final_item,
+                  .gitem = d->state == HCRT_DRED_DONE};
     hcrt_status_t st = outcome(d, &m);
     m.status = st;
     s->ended = 1;
@@ -250,8 +250,8 @@ void hcrt__dr_sched_handle(const dr_ctl_t *m)
 {
     hcrt__dr_sched_losses(); /* a FAILED may come before the loss is seen */
     dr_sched_t *s = find(m->id);
-    if (!s && (is_ended(m->id) ||
-               (m->kind != CTL_READY && m->kind != CTL_REPLICA)))
+    if (!s &&
+        (is_ended(m->id) || (m->kind != CTL_READY && m->kind != CTL_REPLICA)))
         return; /* about an instance that ended (FT mode: after a loss) */
     if (!s)
         s = get(m->id, m->root);

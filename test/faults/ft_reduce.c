@@ -43,7 +43,7 @@ static void pair_op(void *inout, const void *in, size_t n, void *arg)
 
 enum { I64_SUM, DBL_MAX, U64_BXOR, I32_MIN, USER, DBL_SUM, NKINDS };
 static const char *names[] = {"int64-sum", "double-max", "uint64-bxor",
-                              "int32-min", "user-pair", "double-sum"};
+                              "int32-min", "user-pair",  "double-sum"};
 static const size_t sizes[] = {8, 8, 8, 4, 16, 8};
 static const size_t counts[] = {1, 4096, 262144, 1000, 37, 65536};
 
@@ -63,14 +63,25 @@ static void input(void *buf, int kind, size_t n, int r, int round, int k)
         uint64_t v = mix(((uint64_t)round << 40) ^ ((uint64_t)k << 32) ^
                          ((uint64_t)r << 24) ^ i);
         switch (kind) {
-        case I64_SUM: ((int64_t *)buf)[i] = (int64_t)(v >> 8); break;
-        case DBL_MAX: ((double *)buf)[i] = (double)(v >> 11) / 3.0; break;
-        case U64_BXOR: ((uint64_t *)buf)[i] = v; break;
-        case I32_MIN: ((int32_t *)buf)[i] = (int32_t)(uint32_t)v; break;
-        case USER:
-            ((pair_t *)buf)[i] = (pair_t){(int64_t)(v >> 40), (int64_t)(v % 1000)};
+        case I64_SUM:
+            ((int64_t *)buf)[i] = (int64_t)(v >> 8);
             break;
-        case DBL_SUM: ((double *)buf)[i] = (double)(v >> 44); break;
+        case DBL_MAX:
+            ((double *)buf)[i] = (double)(v >> 11) / 3.0;
+            break;
+        case U64_BXOR:
+            ((uint64_t *)buf)[i] = v;
+            break;
+        case I32_MIN:
+            ((int32_t *)buf)[i] = (int32_t)(uint32_t)v;
+            break;
+        case USER:
+            ((pair_t *)buf)[i] =
+                (pair_t){(int64_t)(v >> 40), (int64_t)(v % 1000)};
+            break;
+        case DBL_SUM:
+            ((double *)buf)[i] = (double)(v >> 44);
+            break;
         }
     }
 }
@@ -82,17 +93,23 @@ static void fold(void *acc, const void *in, int kind, size_t n)
         return pair_op(acc, in, n, NULL);
     for (size_t i = 0; i < n; i++) {
         switch (kind) {
-        case I64_SUM: ((int64_t *)acc)[i] += ((const int64_t *)in)[i]; break;
+        case I64_SUM:
+            ((int64_t *)acc)[i] += ((const int64_t *)in)[i];
+            break;
         case DBL_MAX:
             if (((const double *)in)[i] > ((double *)acc)[i])
                 ((double *)acc)[i] = ((const double *)in)[i];
             break;
-        case U64_BXOR: ((uint64_t *)acc)[i] ^= ((const uint64_t *)in)[i]; break;
+        case U64_BXOR:
+            ((uint64_t *)acc)[i] ^= ((const uint64_t *)in)[i];
+            break;
         case I32_MIN:
             if (((const int32_t *)in)[i] < ((int32_t *)acc)[i])
                 ((int32_t *)acc)[i] = ((const int32_t *)in)[i];
             break;
-        case DBL_SUM: ((double *)acc)[i] += ((const double *)in)[i]; break;
+        case DBL_SUM:
+            ((double *)acc)[i] += ((const double *)in)[i];
+            break;
         }
     }
 }
@@ -130,9 +147,9 @@ static hcrt_status_t start(red_t *x, int round, int k, int me, int nranks)
         return hcrt_reduce_start_user(x->send, x->recv, x->n, sizeof(pair_t),
                                       pair_op, NULL, x->root, &x->f);
     static const hcrt_type_t types[] = {HCRT_INT64, HCRT_DOUBLE, HCRT_UINT64,
-                                        HCRT_INT32, 0, HCRT_DOUBLE};
+                                        HCRT_INT32, 0,           HCRT_DOUBLE};
     static const hcrt_op_t ops[] = {HCRT_OP_SUM, HCRT_OP_MAX, HCRT_OP_BXOR,
-                                    HCRT_OP_MIN, 0, HCRT_OP_SUM};
+                                    HCRT_OP_MIN, 0,           HCRT_OP_SUM};
     return hcrt_reduce_start(x->send, x->recv, x->n, types[x->kind],
                              ops[x->kind], x->root, &x->f);
 }
@@ -167,18 +184,20 @@ static int finish(red_t *x, int round, int k, int me, int nranks)
         if (rc == HCRT_OK) {
             bad = !check(x, round, k, nranks, -1);
             printf("%sR%d.%d root %d %s n=%zu = %016" PRIx64 "\n",
-                   bad ? "WRONG " : "", round, k, x->root, names[x->kind],
-                   x->n, hash(x->recv, len));
+                   bad ? "WRONG " : "", round, k, x->root, names[x->kind], x->n,
+                   hash(x->recv, len));
             if (st.recovered) /* not in the fault-free output */
-                fprintf(stderr, "ft_reduce: R%d.%d right with %d input(s) "
-                        "recovered\n", round, k, st.recovered);
+                fprintf(stderr,
+                        "ft_reduce: R%d.%d right with %d input(s) "
+                        "recovered\n",
+                        round, k, st.recovered);
         } else if (rc == HCRT_ERR_NODE_FAILED && st.lost_rank >= 0 &&
                    st.lost_rank < nranks) {
             /* "before this reduction began": the survivors' result */
             int surv = strstr(st.why, "survivors") != NULL;
             bad = surv && !check(x, round, k, nranks, st.lost_rank);
-            printf("%sR%d.%d root %d lost %d: %s\n", bad ? "WRONG " : "",
-                   round, k, x->root, st.lost_rank, st.why);
+            printf("%sR%d.%d root %d lost %d: %s\n", bad ? "WRONG " : "", round,
+                   k, x->root, st.lost_rank, st.why);
         } else {
             bad = 1;
             printf("WRONG R%d.%d root %d: status %d (%s), lost rank %d\n",
