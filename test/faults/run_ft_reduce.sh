@@ -12,13 +12,13 @@
 # (outer timeout). Prints "PASS|FAIL ..." and a summary: results right,
 # right with recovered inputs, ended with a status (by reason).
 # Environment: HCRUN, FT_REDUCE (the program), FT_SEED, FT_ROUNDS (60),
-# FT_MS (pause per round, 20), FT_LOG=FILE appends the summary line.
+# FT_MS (pause per round, 60: the program outlives the injection, at 1-2.9 s), FT_LOG=FILE appends the summary line.
 set -uo pipefail
 np=$1 kind=$2
 hcrun=${HCRUN:-hcrun}
 prog=${FT_REDUCE:-ft_reduce}
 seed=${FT_SEED:-$(($(date +%s%N) % 100000))}
-rounds=${FT_ROUNDS:-60} ms=${FT_MS:-20}
+rounds=${FT_ROUNDS:-60} ms=${FT_MS:-60}
 RANDOM=$seed
 out=$(mktemp /tmp/run_ft_reduce.XXXXXX)
 cleanup() { [ "${KEEP:-0}" = 1 ] || rm -f "$out" "$out".*; }
@@ -27,7 +27,7 @@ export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 inject=""
 if [ "$kind" != none ]; then
   victim=$((1 + RANDOM % (np - 1)))
-  inject="$victim@$((1 + RANDOM % 3)).$((RANDOM % 10)):$kind"
+  inject="$victim@$((1 + RANDOM % 2)).$((RANDOM % 10)):$kind"
 fi
 summary=""
 say() {
