@@ -52,13 +52,32 @@ static void lazy_barrier(void)
     }
 }
 
+/* Median of n times (sorts them). On a loaded machine the mean of a
+ * latency is set by a few iterations that lost their core for a time
+ * slice; the median is what one operation costs. */
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+static double median(double *v, int n)
+{
+    qsort(v, (size_t)n, sizeof *v, cmp_double);
+    return n ? v[n / 2] : 0;
+}
+
+static double raw_med; /* median round trip of the last raw_roundtrip */
+
 static double raw_roundtrip(int iters)
 {
     static char page[4096];
     uint64_t req = 0;
+    double *each = malloc(sizeof(double) * (size_t)iters);
     MPI_Barrier(comm);
     double t = now();
     for (int i = 0; i < iters; i++) {
+        double t1 = now();
         if (me == 0) {
             MPI_Send(&req, 1, MPI_UINT64_T, 1, 1, comm);
             MPI_Recv(page, 4096, MPI_BYTE, 1, 2, comm, MPI_STATUS_IGNORE);
@@ -66,8 +85,12 @@ static double raw_roundtrip(int iters)
             MPI_Recv(&req, 1, MPI_UINT64_T, 0, 1, comm, MPI_STATUS_IGNORE);
             MPI_Send(page, 4096, MPI_BYTE, 0, 2, comm);
         }
+        each[i] = now() - t1;
     }
-    return (now() - t) / iters;
+    t = (now() - t) / iters;
+    raw_med = median(each, iters);
+    free(each);
+    return t;
 }
 
 static double raw_stream(size_t bytes)
@@ -118,6 +141,8 @@ static int *shuffled(int pages)
     return order;
 }
 
+static double fault_med; /* median of the last dsm_fault */
+
 static double dsm_fault(int pages)
 {
     char *a = home_array((size_t)pages * 2 * 4096);
@@ -125,13 +150,19 @@ static double dsm_fault(int pages)
     if (me == 0) {
         /* Every other page, in shuffled order: no prefetch kicks in. */
         int *order = shuffled(pages);
+        double *each = malloc(sizeof(double) * (size_t)pages);
         volatile char sink = 0;
         double t = now();
-        for (int i = 0; i < pages; i++)
+        for (int i = 0; i < pages; i++) {
+            double t1 = now();
             sink += a[(size_t)order[i] * 2 * 4096];
+            each[i] = now() - t1;
+        }
         per = (now() - t) / pages;
+        fault_med = median(each, pages);
         (void)sink;
         free(order);
+        free(each);
     }
     lazy_barrier();
     hcrt__dsm_barrier();
@@ -266,6 +297,7 @@ int main(int argc, char **argv)
     raw_roundtrip(200); /* warm up both paths */
     dsm_fault(200);
     double rt = raw_roundtrip(pages);
+    double raw_med_main = raw_med;
     double fault = dsm_fault(pages);
     double raw_s = raw_stream(stream_bytes);
     double dsm_cold, dsm_s;
@@ -287,6 +319,8 @@ int main(int argc, char **argv)
         hcrt__dsm_counters(&c);
         printf("raw_rt_us %.2f\n", rt * 1e6);
         printf("fault_us %.2f\n", fault * 1e6);
+        printf("raw_rt_med_us %.2f\n", raw_med_main * 1e6);
+        printf("fault_med_us %.2f\n", fault_med * 1e6);
         printf("stream_mib %zu\n", stream_bytes >> 20);
         printf("raw_stream_gbs %.3f\n", stream_bytes / raw_s / 1e9);
         printf("dsm_stream_cold_gbs %.3f\n", stream_bytes / dsm_cold / 1e9);
@@ -299,6 +333,7 @@ int main(int argc, char **argv)
         printf("busy_stream_gbs %.3f\n", bbytes / bstream / 1e9);
         printf("faults %llu\n", (unsigned long long)(c.read_faults));
         printf("shm_pages %llu\n", (unsigned long long)(c.shm_pages));
+        printf("direct_fetches %llu\n", (unsigned long long)(c.direct_fetches));
     }
     MPI_Comm_free(&comm);
     hcrt__dsm_fini();

@@ -26,7 +26,8 @@ trap 'rm -f "$out"' EXIT
 for i in $(seq "$runs"); do
   for m in $modes; do
     HCRT_DSM_SHM=$m timeout -k 5 300 mpirun --oversubscribe --bind-to none \
-      -np 2 -x HCRT_DSM_SHM ${HCRT_DSM_BELL:+-x HCRT_DSM_BELL} ${MPIRUN_ARGS:-} "$bin" "$stream" "$pages" |
+      -np 2 -x HCRT_DSM_SHM ${HCRT_DSM_BELL:+-x HCRT_DSM_BELL} \
+      ${HCRT_DSM_DIRECT:+-x HCRT_DSM_DIRECT} ${MPIRUN_ARGS:-} "$bin" "$stream" "$pages" |
       sed "s/^/$m run$i /" >> "$out"
   done
 done
@@ -39,7 +40,7 @@ for line in open(path):
     rows[mode].setdefault(run, {})[key] = float(val)
 # "best": each measure's best run (least time, most bandwidth), and ratios
 # of those bests: the figures with the least interference from other jobs.
-lo_keys = {"raw_rt_us", "fault_us", "busy_fault_us", "release8_us", "releasepage_us",
+lo_keys = {"raw_rt_us", "fault_us", "raw_rt_med_us", "fault_med_us", "busy_fault_us", "release8_us", "releasepage_us",
            "mpi_barrier_us", "dsm_barrier_us"}
 def best(m):
     rs = list(rows[m].values())
@@ -62,6 +63,9 @@ print("|---|" + "---|---|---|" * len(modes) + "---|")
 row("raw MPI round trip, 8 B request + 4 KiB reply (µs)", lambda r: r["raw_rt_us"])
 row("DSM remote read fault, 1 page (µs)", lambda r: r["fault_us"])
 row("**fault / raw round trip**", lambda r: r["fault_us"] / r["raw_rt_us"], "≤ 2.0")
+row("raw round trip, median of the iterations (µs)", lambda r: r.get("raw_rt_med_us", 0))
+row("remote read fault, median of the faults (µs)", lambda r: r.get("fault_med_us", 0))
+row("fault / raw round trip, medians", lambda r: r.get("fault_med_us", 0) / r.get("raw_rt_med_us", 1))
 row("raw MPI stream, 4 MiB messages (GB/s)", lambda r: r["raw_stream_gbs"])
 row("DSM stream, fault-driven + prefetch, warm (GB/s)", lambda r: r["dsm_stream_gbs"])
 row("DSM stream, first touch (GB/s)", lambda r: r["dsm_stream_cold_gbs"])
@@ -75,4 +79,5 @@ row("DSM barrier / MPI_Barrier", lambda r: r["dsm_barrier_us"] / r["mpi_barrier_
 row("DSM remote read fault, home computing (µs)", lambda r: r["busy_fault_us"])
 row("DSM stream, home computing (GB/s)", lambda r: r["busy_stream_gbs"])
 row("pages served by the fast path (rank 0)", lambda r: r.get("shm_pages", 0))
+row("fetches sent by the faulting thread itself (rank 0)", lambda r: r.get("direct_fetches", 0))
 PY

@@ -9,6 +9,7 @@
  * calling rank's own copy of the page is dropped after a write, so the
  * thread's later plain reads see what its atomic wrote.
  */
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -158,20 +159,43 @@ static uint64_t mark_atomic(size_t idx, int op)
     return hcrt__dsm_dir_add_writer(idx, DSM_ATOMIC_WRITER);
 }
 
+/* Is page idx no longer (or soon not) homed here (migrate.c)? Then an
+ * atomic must wait for its new home. Under hcrt__dsm_mig_atomic_mu. */
+static int moved_away(size_t idx)
+{
+    return dsm.migrate && (hcrt__dsm_migrate_moving(idx) ||
+                           hcrt__dsm_home_known(idx) != dsm.rank);
+}
+
 void hcrt__dsm_atomic_serve(int src, dsm_msg_t *m)
 {
     size_t idx;
     int op = (int)(m->d & 0xff), size = (int)((m->d >> 8) & 0xff);
     int type = (int)(m->d >> 16);
     char *p = alias_of(m->a, &idx);
-    uint64_t tell = mark_atomic(idx, op);
-    uint64_t old = hcrt__dsm_atomic_apply(p, size, type, op, m->b, m->c);
     dsm_msg_t *r = malloc(sizeof *r);
     if (!r)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory serving an atomic");
+    if (dsm.migrate)
+        pthread_mutex_lock(&hcrt__dsm_mig_atomic_mu);
+    if (moved_away(idx)) { /* c = 1: ask the new home */
+        pthread_mutex_unlock(&hcrt__dsm_mig_atomic_mu);
+        *r = (dsm_msg_t){M_ATOMIC_R, m->op, 0, 1, 1, 0};
+        hcrt__dsm_defer(src, r, sizeof *r, NULL, 0, 0, idx, 1, 0);
+        return;
+    }
+    uint64_t tell = mark_atomic(idx, op);
+    uint64_t old = hcrt__dsm_atomic_apply(p, size, type, op, m->b, m->c);
+    if (dsm.migrate)
+        pthread_mutex_unlock(&hcrt__dsm_mig_atomic_mu);
     *r = (dsm_msg_t){M_ATOMIC_R, m->op, old, 1, 0, 0};
     hcrt__dsm_defer(src, r, sizeof *r, NULL, 0, 0, idx, 1, tell);
 }
+
+static int atomic_at(void *p, size_t idx, int size, hcrt_dsm_atype_t type,
+                     hcrt_dsm_aop_t op, uint64_t operand, uint64_t expected,
+                     int *homep, uint64_t *oldp);
+static int moved_away(size_t idx);
 
 static int has_release(int order)
 {
@@ -195,14 +219,44 @@ uint64_t hcrt__dsm_atomic(void *p, int size, hcrt_dsm_atype_t type,
     if (has_release(order))
         hcrt__dsm_release();
     size_t idx = (size_t)hcrt__dsm_page_index((uintptr_t)p, NULL);
-    int home = hcrt__dsm_home(idx);
+    int home;
+    uint64_t old;
+    while (!atomic_at(p, idx, size, type, op, operand, expected, &home, &old))
+        sched_yield(); /* its home is moving (migrate.c): ask again */
+    if (home != dsm.rank && op != HCRT_DSM_AOP_LOAD)
+        hcrt__dsm_drop_page(idx); /* a copy here predates the atomic */
+    if (has_acquire(order))
+        hcrt__dsm_acquire();
+    return old;
+}
+
+static void atomic_reply(dsm_op_t *op, void *msg, size_t len)
+{
+    (void)len;
+    *(uint64_t *)op->arg = ((dsm_msg_t *)msg)->c;
+}
+
+/* The atomic at the home; 0 if the page's home moved meanwhile. */
+static int atomic_at(void *p, size_t idx, int size, hcrt_dsm_atype_t type,
+                     hcrt_dsm_aop_t op, uint64_t operand, uint64_t expected,
+                     int *homep, uint64_t *oldp)
+{
+    int home = *homep = hcrt__dsm_home(idx);
     uint64_t old;
     if (home == dsm.rank) {
         uint64_t tell = mark_atomic(idx, (int)op);
-        if (tell)
+        if (tell) /* exempt copies elsewhere are told first */
             hcrt__dsm_call(dsm.rank, M_WRITER, idx, 1, 0, tell);
+        if (dsm.migrate)
+            pthread_mutex_lock(&hcrt__dsm_mig_atomic_mu);
+        if (moved_away(idx)) {
+            pthread_mutex_unlock(&hcrt__dsm_mig_atomic_mu);
+            return 0;
+        }
         old = hcrt__dsm_atomic_apply(alias_of((uintptr_t)p, &idx), size,
                                      (int)type, (int)op, operand, expected);
+        if (dsm.migrate)
+            pthread_mutex_unlock(&hcrt__dsm_mig_atomic_mu);
     } else if (hcrt__dsm_shm_peer(home)) {
         /* Same-host home: the CPU's atomic on its master copy, the very
          * memory the home's threads and service thread operate on. */
@@ -221,13 +275,22 @@ uint64_t hcrt__dsm_atomic(void *p, int size, hcrt_dsm_atype_t type,
     } else {
         uint64_t d =
             (uint64_t)op | ((uint64_t)size << 8) | ((uint64_t)type << 16);
-        old =
-            hcrt__dsm_call(home, M_ATOMIC, (uintptr_t)p, operand, expected, d);
+        uint64_t retry = 0;
+        dsm_msg_t m = {M_ATOMIC, 0, (uintptr_t)p, operand, expected, d};
+        dsm_op_t o = {0};
+        o.dest = home;
+        o.sbuf = &m;
+        o.slen = sizeof m;
+        o.want_reply = 1;
+        o.on_reply = atomic_reply;
+        o.arg = &retry;
+        hcrt__dsm_submit(&o);
+        hcrt__dsm_wait(&o);
+        if (retry)
+            return 0;
+        old = o.result;
         dsm_count(atomics_remote, 1);
     }
-    if (home != dsm.rank && op != HCRT_DSM_AOP_LOAD)
-        hcrt__dsm_drop_page(idx); /* a copy here predates the atomic */
-    if (has_acquire(order))
-        hcrt__dsm_acquire();
-    return old;
+    *oldp = old;
+    return 1;
 }

@@ -136,10 +136,11 @@ static void print_row(FILE *out, const char *who, const hcrt_dsm_counters_t *c)
     fprintf(out,
             "  %-12s %9" PRIu64 " %9" PRIu64 " %9" PRIu64 " %10" PRIu64
             " %12" PRIu64 " %10" PRIu64 " %11" PRIu64 " %8" PRIu64 " %8" PRIu64
-            " %8" PRIu64 "\n",
+            " %8" PRIu64 " %8" PRIu64 "\n",
             who, c->read_faults, c->write_faults, c->home_faults,
             c->pages_fetched, c->bytes_fetched, c->diff_pages, c->diff_bytes,
-            c->invalidations, c->atomics_remote + c->locks, c->shm_pages);
+            c->invalidations, c->atomics_remote + c->locks, c->shm_pages,
+            c->pages_migrated_in);
 }
 
 /* Whether a rank's DSM moved anything between the nodes (a home fault
@@ -159,9 +160,9 @@ static int print_section(FILE *out, void *arg)
     (void)arg;
     if (!dsm.ready)
         return 0;
-    fprintf(out, "  %-12s %9s %9s %9s %10s %12s %10s %11s %8s %8s %8s\n",
+    fprintf(out, "  %-12s %9s %9s %9s %10s %12s %10s %11s %8s %8s %8s %8s\n",
             "rank", "rd-fault", "wr-fault", "home-flt", "pg-fetch", "bytes-in",
-            "diff-pg", "diff-bytes", "inval", "sync-op", "shm-pg");
+            "diff-pg", "diff-bytes", "inval", "sync-op", "shm-pg", "mig-in");
     for (int r = 0; r < dsm.size; r++) {
         hcrt_dsm_counters_t c;
         char name[32];

@@ -398,6 +398,29 @@ void hcrt__dsm_drop_page(size_t idx)
     pthread_mutex_unlock(&dsm.flush_lock);
 }
 
+void hcrt__dsm_diff_pages(uint32_t *pages, size_t n)
+{
+    vec_t v = {pages, n, n};
+    send_diffs(&v);
+    for_runs(&v, -1);
+}
+
+void hcrt__dsm_uncache_homed(void)
+{
+    pthread_mutex_lock(&dsm.cache_lock);
+    size_t w = 0;
+    for (size_t i = 0; i < dsm.ncached; i++) {
+        uint32_t idx = dsm.cached[i];
+        if (hcrt__dsm_home_known(idx) == dsm.rank) {
+            atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_CACHED);
+            continue;
+        }
+        dsm.cached[w++] = idx;
+    }
+    dsm.ncached = w;
+    pthread_mutex_unlock(&dsm.cache_lock);
+}
+
 /* Self-invalidation at an acquire. Every copy that may be stale w.r.t.
  * releases ordered before this acquire goes, including pages other
  * threads of this rank hold dirty (their diffs go home first) and pages
@@ -435,6 +458,7 @@ void hcrt__dsm_serve_diff(int src, dsm_msg_t *m, size_t len)
         memcpy(&idx, p, 4);
         memcpy(&body, p + 4, 4);
         p += 8;
+        hcrt__dsm_check_home(idx, src, "diff");
         char *dst = hcrt__dsm_page_alias(idx);
         const uint8_t *q = p;
         while (q < p + body) {
@@ -448,6 +472,8 @@ void hcrt__dsm_serve_diff(int src, dsm_msg_t *m, size_t len)
         }
         p += body;
         dsm_count(served_diffs, 1);
+        if (dsm.migrate)
+            hcrt__dsm_migrate_note(idx, src);
     }
     hcrt__dsm_reply(src, m, M_DIFF_R, 0, NULL, 0);
 }

@@ -174,9 +174,17 @@ typedef struct hcrt_dsm_counters {
      * thread fetches), summed over threads: HetProbe tells a node slowed
      * by its faults from one slow for another reason */
     uint64_t fault_ns;
+    /* home migration (HCRT_DSM_MIGRATE): pages whose home moved to this
+     * rank, and away from it */
+    uint64_t pages_migrated_in, pages_migrated_out;
+    /* fetches the faulting thread sent and received itself (direct.c) */
+    uint64_t direct_fetches;
 } hcrt_dsm_counters_t;
 
 void hcrt__dsm_counters(hcrt_dsm_counters_t *out);
+/* Do homes follow their writer in this run (HCRT_DSM_MIGRATE on, and no
+ * same-host fast path)? */
+int hcrt__dsm_migrates(void);
 /* Per-region counters: begin/end bracket one execution of region `id` on
  * this rank; end accumulates the deltas into the region's totals. */
 void hcrt__dsm_region_begin(uint64_t id);

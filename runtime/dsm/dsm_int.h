@@ -115,6 +115,8 @@ struct dsm_state {
     int classify;
     uint64_t spin_ns; /* service thread polls this long after work */
     int shm_mode;     /* HCRT_DSM_SHM: SHM_AUTO, SHM_OFF or SHM_ON */
+    int direct;       /* HCRT_DSM_DIRECT: faulting threads send fetches */
+    uint64_t direct_spin_ns; /* and poll this long for the reply */
     /* Same-host fast path (shm.c): per rank, its memfd and directory
      * mapped here (NULL: reach it by messages). shm_peers counts them. */
     char **peer_mem;
@@ -124,6 +126,11 @@ struct dsm_state {
     int uffd_mode; /* HCRT_DSM_UFFD: SHM_AUTO, SHM_OFF or SHM_ON */
     int uffd;      /* userfaultfd holding the premapped slices, or -1 */
     int shm_peers;
+    /* Home migration (migrate.c): on, and per page its home once it moved
+     * (rank + 1; 0: the policy's), updated by every rank at one barrier */
+    int migrate;
+    _Atomic int16_t *moved;
+    _Atomic uint32_t mig_seq; /* odd while pages move (a seqlock) */
     dsm_counters_atomic_t ctr;
 };
 extern struct dsm_state dsm;
@@ -218,6 +225,8 @@ enum {
     M_STATS_R,
     M_COMPACT,
     M_COMPACT_R,
+    M_MIGRATE,
+    M_MIGRATE_R,
     M_TYPES
 };
 
@@ -242,7 +251,13 @@ void hcrt__dsm_reply(int dest, const dsm_msg_t *req, uint32_t type, uint64_t a,
 void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
                      size_t dlen, int own_data, size_t idx, size_t stride,
                      uint64_t notify_mask);
-#define DSM_TAG_DATA 1     /* page data following a FETCH_R header */
+#define DSM_TAG_DATA 1 /* page data following a FETCH_R header */
+/* A fetch the faulting thread sent itself (direct.c) carries
+ * DSM_OP_DIRECT | slot in its op field; the home sends the reply (and its
+ * page data) on tag DSM_TAG_DIRECT + slot, which only that thread
+ * receives. */
+#define DSM_OP_DIRECT 0x80000000u
+#define DSM_TAG_DIRECT 2
 #define DSM_INLINE_PAGES 4 /* runs up to this many pages ride in the reply */
 /* Strided runs (a column of a row-major array): pages at most this far
  * apart are fetched and registered together. */
@@ -253,6 +268,50 @@ void hcrt__dsm_futex_wake(_Atomic uint32_t *w);
 /* ---- pages.c ---- */
 /* Resolves a fault on page `idx`; returns 0 on success, -1 if invalid. */
 int hcrt__dsm_resolve(size_t idx, int is_write);
+/* The same for a fault of the program's own code (direct.c): a fetch is
+ * sent and received by the faulting thread itself when `direct`. */
+int hcrt__dsm_resolve_from(size_t idx, int is_write, int direct);
+
+/* A fetch of pages idx, idx + stride, ... (n of them) in flight. */
+typedef struct fetch_ctx {
+    size_t idx, n, stride; /* pages idx, idx + stride, ... (stride >= 1) */
+    int is_write;
+    int registered; /* the home recorded us as writer of the whole run */
+    int trigger;    /* read-ahead: leave the first page as a trigger */
+    uint32_t gen;   /* dsm.acq_gen once the run was claimed */
+    int wahead;     /* a read run of a stream that writes: install writable */
+    uint32_t nseq;  /* dsm.notify_seq when the request was made */
+} fetch_ctx_t;
+/* Installs the reply `msg` (len bytes) of fetch c from `home`; page data
+ * that follows it comes on `tag` (malloc only for a strided run of more
+ * than DSM_INLINE_PAGES pages, never needed by direct fetches). */
+void hcrt__dsm_install_reply(fetch_ctx_t *c, void *msg, size_t len, int home,
+                             int tag);
+/* Bytes of the reply header of a fetch of n pages (exempt flags, and the
+ * pages themselves when they ride inside). */
+size_t hcrt__dsm_fetch_reply_len(size_t n);
+
+/* Requests of a direct fetch (direct.c) whose reply is late: the service
+ * thread tests them and wakes the thread (done: 0, 2 asleep, 1 done). */
+typedef struct dsm_adopted {
+    struct dsm_adopted *next;
+    MPI_Request *rq;
+    int n;
+    _Atomic uint32_t done; /* futex word */
+} dsm_adopted_t;
+/* Hands `a` over (async-signal-safe); then wait with hcrt__dsm_wait_done. */
+void hcrt__dsm_adopt(dsm_adopted_t *a);
+void hcrt__dsm_wait_done(_Atomic uint32_t *done, int peer);
+
+/* ---- direct.c: fetches sent and received by the faulting thread ---- */
+void hcrt__dsm_direct_init(void);
+/* Is pc in the program's own code (the executable)? Its faults happen
+ * outside any MPI call and outside the C library's allocator. */
+int hcrt__dsm_direct_code(uintptr_t pc);
+/* Sends fetch m for c to `home` and installs the reply, all in this
+ * thread; -1 (nothing sent) when it cannot: the caller submits it to the
+ * service thread. */
+int hcrt__dsm_direct_fetch(dsm_msg_t *m, fetch_ctx_t *c, int home);
 void hcrt__dsm_pages_init(void);
 /* Start-up: added areas homed on a same-host peer become live views. */
 void hcrt__dsm_live_areas(void);
@@ -278,6 +337,31 @@ _Noreturn void hcrt__dsm_mappings_fatal(void);
 void hcrt__dsm_page_settled(void);
 /* Waits until page `idx` is no longer PG_BUSY (async-signal-safe). */
 void hcrt__dsm_wait_page(size_t idx);
+
+/* ---- migrate.c: homes that follow their writer (HCRT_DSM_MIGRATE) ---- */
+hcrt_status_t hcrt__dsm_migrate_init(void); /* collective */
+void hcrt__dsm_migrate_fini(void);
+/* Home, service thread: a diff of page idx from src was applied. */
+void hcrt__dsm_migrate_note(size_t idx, int src);
+/* In hcrt__dsm_barrier: the collective (instead of a plain barrier), and,
+ * after the invalidation, the moves agreed at it. */
+hcrt_status_t hcrt__dsm_migrate_barrier(void);
+hcrt_status_t hcrt__dsm_migrate_apply(void);
+void hcrt__dsm_migrate_serve(int src, dsm_msg_t *m, size_t len);
+/* Is page idx, homed here, being moved away (atomics retry)? Call under
+ * hcrt__dsm_mig_atomic_mu. */
+int hcrt__dsm_migrate_moving(size_t idx);
+extern pthread_mutex_t hcrt__dsm_mig_atomic_mu;
+/* Did the migration protect home page idx to watch this rank's use? */
+int hcrt__dsm_migrate_probed(size_t idx);
+/* diff.c: sends the diffs of BUSY, write-protected pages home, waits until
+ * applied, drops their twins. */
+void hcrt__dsm_diff_pages(uint32_t *pages, size_t n);
+/* diff.c: drops pages now homed here from the cached list. */
+void hcrt__dsm_uncache_homed(void);
+/* A request about page idx reached this rank: fatal if the page is known
+ * to be homed elsewhere (a home moved under a stale request). */
+void hcrt__dsm_check_home(size_t idx, int src, const char *what);
 
 /* ---- alloc.c / lock.c / atomic.c / counters.c (service side) ---- */
 hcrt_status_t hcrt__dsm_alloc_init(void);

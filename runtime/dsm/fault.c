@@ -9,8 +9,9 @@
  * cannot resolve - is the user's segfault: reported once per rank with
  * address, rank, host and place (fault_report.c), then handed to the
  * previous handler (Open MPI's, or the default action), so the process
- * dies as it would have without the DSM. Resolving a miss takes no lock,
- * allocates nothing and calls no MPI.
+ * dies as it would have without the DSM. Resolving a miss takes no lock
+ * but the cached list's and allocates nothing; it calls MPI only for a
+ * fault of the program's own code (direct.c says why that is safe).
  */
 #include <errno.h>
 #include <signal.h>
@@ -80,7 +81,11 @@ static void on_segv(int sig, siginfo_t *si, void *ucv)
     const char *why = classify(si, uc, &idx);
     if (!why) {
         int is_write = (uc->uc_mcontext.gregs[REG_ERR] & 2) != 0;
-        int spurious = hcrt__dsm_resolve((size_t)idx, is_write);
+        /* the program's own load or store: its thread may send the
+         * fetch itself (direct.c) */
+        int direct =
+            hcrt__dsm_direct_code((uintptr_t)uc->uc_mcontext.gregs[REG_RIP]);
+        int spurious = hcrt__dsm_resolve_from((size_t)idx, is_write, direct);
         if (!spurious || addr != last_addr)
             repeats = 0;
         last_addr = addr;
@@ -137,6 +142,7 @@ _Noreturn void hcrt__dsm_crash_in_handler(void)
 hcrt_status_t hcrt__dsm_fault_install(void)
 {
     hcrt__dsm_fault_report_init();
+    hcrt__dsm_direct_init();
     stack_t ss = {.ss_sp = altstack, .ss_size = sizeof altstack};
     sigaltstack(&ss, NULL); /* main thread: reports even a stack overflow */
     struct sigaction sa;

@@ -5,9 +5,11 @@
  * own slice, so the slice owner of an address needs no lookup. The owner is
  * also the directory for its slice under the policies whose homes are not a
  * function of the address (block: assigned per allocation; first-touch:
- * claimed by the first rank that asks). Homes never change during a run, so
- * other ranks cache them forever in dsm.pages[].home.
+ * claimed by the first rank that asks). Homes change only at a barrier
+ * every rank takes part in (HCRT_DSM_MIGRATE, migrate.c: dsm.moved, looked
+ * up first), so other ranks cache them in dsm.pages[].home.
  */
+#include "base/log.h"
 #include "dsm/dsm_int.h"
 
 /* pages[].home holds rank + 1, so the zero-filled (never committed) table
@@ -39,6 +41,11 @@ int hcrt__dsm_slice_owner(size_t idx)
 
 int hcrt__dsm_home_known(size_t idx)
 {
+    if (dsm.moved) { /* migrate.c: a home that followed its writer */
+        int16_t m = atomic_load_explicit(&dsm.moved[idx], memory_order_acquire);
+        if (m)
+            return m - 1;
+    }
     if (idx >= dsm.areas[0].len / DSM_PAGE)
         return 0; /* added areas (globals) are homed on the head */
     if (hcrt__dsm_in_stacks(idx)) /* stacks.c: the rank that runs there */
@@ -135,4 +142,17 @@ uint64_t hcrt__dsm_dir_add_writer_at(dsm_dir_t *d, int home, int who)
 uint64_t hcrt__dsm_dir_add_writer(size_t idx, int who)
 {
     return hcrt__dsm_dir_add_writer_at(&dsm.dir[idx], dsm.rank, who);
+}
+
+void hcrt__dsm_check_home(size_t idx, int src, const char *what)
+{
+    if (!dsm.migrate)
+        return;
+    int h = hcrt__dsm_home_known(idx);
+    if (h >= 0 && h != dsm.rank)
+        hcrt_fatal(HCRT_MOD_DSM,
+                   "DSM protocol error: rank %d sent rank %d a %s of page "
+                   "%zu, whose home is rank %d (a request older than the "
+                   "page's move). Run with HCRT_DSM_MIGRATE=0 and report it",
+                   src, dsm.rank, what, idx, h);
 }

@@ -29,6 +29,9 @@ static hcrt_status_t read_settings(uintptr_t *base, size_t *size)
     dsm.prefetch_max = (size_t)hcrt__config_int("HCRT_DSM_PREFETCH");
     dsm.classify = hcrt__config_bool("HCRT_DSM_CLASSIFY");
     dsm.spin_ns = (uint64_t)hcrt__config_int("HCRT_DSM_SPIN_US") * 1000;
+    dsm.direct = hcrt__config_bool("HCRT_DSM_DIRECT");
+    dsm.direct_spin_ns =
+        (uint64_t)hcrt__config_int("HCRT_DSM_DIRECT_SPIN_US") * 1000;
     dsm.shm_mode = hcrt__config_enum("HCRT_DSM_SHM");
     dsm.uffd_mode = hcrt__config_enum("HCRT_DSM_UFFD");
     dsm.uffd = -1;
@@ -114,6 +117,7 @@ static void undo(void)
         hcrt__dsm_service_stop();
     hcrt__bell_fini(&hcrt__dsm_bell);
     if (stage >= 3) {
+        hcrt__dsm_migrate_fini();
         hcrt__dsm_shm_fini();
         hcrt__dsm_alloc_fini();
     }
@@ -162,6 +166,8 @@ hcrt_status_t hcrt__dsm_init(MPI_Comm comm)
         st = agree(comm, check_same_layout());
     if (st == HCRT_OK)
         st = agree(comm, hcrt__dsm_shm_init());
+    if (st == HCRT_OK) /* after shm: off with same-host peers */
+        st = agree(comm, hcrt__dsm_migrate_init());
     if (st == HCRT_OK)
         st = agree(comm, start());
     if (st != HCRT_OK) {
@@ -200,6 +206,7 @@ void hcrt__dsm_fini(void)
     hcrt__bell_fini(&hcrt__dsm_bell);
     hcrt__dsm_fault_uninstall();
     dsm.ready = 0;
+    hcrt__dsm_migrate_fini();
     hcrt__dsm_shm_fini();
     hcrt__dsm_alloc_fini();
     hcrt__dsm_range_fini();

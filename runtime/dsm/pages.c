@@ -82,6 +82,18 @@ static int claim(size_t idx, uint8_t from)
     return atomic_compare_exchange_strong(&dsm.pages[idx].state, &s, PG_BUSY);
 }
 
+/* After a claim: is the page still homed at `home`? A home that moved
+ * (migrate.c) between the caller's lookup and its claim gives the page
+ * back (state `from`): the caller retries with the new home. */
+static int still_homed(size_t idx, int home, uint8_t from)
+{
+    if (!dsm.migrate || hcrt__dsm_home_known(idx) == home)
+        return 1;
+    atomic_store(&dsm.pages[idx].state, from);
+    hcrt__dsm_page_settled();
+    return 0;
+}
+
 /* Pages first, first + stride, ... (n of them). */
 static void set_state_s(size_t first, size_t n, size_t stride, uint8_t st)
 {
@@ -108,7 +120,8 @@ static size_t claim_run_s(size_t idx, size_t stride, size_t max, uint8_t from,
            hcrt__dsm_home_known(idx + n * stride) == home &&
            (!need ||
             (atomic_load(&dsm.pages[idx + n * stride].flags) & need) == need) &&
-           claim(idx + n * stride, from))
+           claim(idx + n * stride, from) &&
+           still_homed(idx + n * stride, home, from))
         n++;
     return n;
 }
@@ -203,6 +216,22 @@ void hcrt__dsm_live_areas(void)
 
 /* ---- home pages: no message unless exempt copies elsewhere must be told */
 
+/* The run of untouched home pages from idx (claimed), stopping before a
+ * page the migration protected to see whether this rank uses it
+ * (migrate.c): touching one page must not count for its neighbours. */
+static size_t claim_home_run(size_t idx)
+{
+    if (!dsm.migrate)
+        return claim_run(idx, dsm.prefetch_max, PG_INV, dsm.rank);
+    dsm_area_t *a = hcrt__dsm_area_of_page(idx);
+    size_t end = a->first + a->len / DSM_PAGE, n = 1;
+    while (n < dsm.prefetch_max && idx + n < end &&
+           hcrt__dsm_home_known(idx + n) == dsm.rank &&
+           !hcrt__dsm_migrate_probed(idx + n) && claim(idx + n, PG_INV))
+        n++;
+    return n;
+}
+
 static int home_fault(size_t idx, int is_write)
 {
     uint8_t st = atomic_load(&dsm.pages[idx].state);
@@ -214,12 +243,12 @@ static int home_fault(size_t idx, int is_write)
     }
     if (st == PG_RW || (st == PG_RO && !is_write))
         return 1; /* spurious */
-    if (!claim(idx, st))
+    if (!claim(idx, st) || !still_homed(idx, dsm.rank, st))
         return 0;
     DSM_DELAY(DLY_FAULT);
     size_t n = 1;
     if (st == PG_INV)
-        n = claim_run(idx, dsm.prefetch_max, PG_INV, dsm.rank);
+        n = claim_home_run(idx);
     else if (is_write && (atomic_load(&dsm.pages[idx].flags) & PF_HTRY))
         /* protected again for a reader (retire_home_writes): the run of
          * such pages after it, so a loop that writes what it wrote before
@@ -242,16 +271,6 @@ static int home_fault(size_t idx, int is_write)
 }
 
 /* ---- remote pages ---- */
-
-typedef struct fetch_ctx {
-    size_t idx, n, stride; /* pages idx, idx + stride, ... (stride >= 1) */
-    int is_write;
-    int registered; /* the home recorded us as writer of the whole run */
-    int trigger;    /* read-ahead: leave the first page as a trigger */
-    uint32_t gen;   /* dsm.acq_gen once the run was claimed */
-    int wahead;     /* a read run of a stream that writes: install writable */
-    uint32_t nseq;  /* dsm.notify_seq when the request was made */
-} fetch_ctx_t;
 
 /* Read-ahead requests in flight without a waiting thread; a slot is free
  * when its op is done (set at init), claimed by CAS, so the fault path
@@ -363,21 +382,29 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt)
 
 /* The pages that follow a fetch reply from `home`, woken by the fault
  * detector if it dies meanwhile (base/wait.h). */
-static void recv_data(void *buf, size_t len, int home)
+static void recv_data(void *buf, size_t len, int home, int tag)
 {
     MPI_Request req;
     hcrt_wait_t w = {.what = "DSM page data",
                      .peer = home,
                      .deadline = hcrt__wait_reply_deadline(),
                      .busy = 1}; /* as the MPI_Recv it replaces */
-    MPI_Irecv(buf, (int)len, MPI_BYTE, home, DSM_TAG_DATA, dsm.svc_comm, &req);
+    MPI_Irecv(buf, (int)len, MPI_BYTE, home, tag, dsm.svc_comm, &req);
     hcrt__wait_request(&req, &w);
 }
 
-/* Service thread: installs a fetched run through the alias view. */
-static void install_fetch(dsm_op_t *op, void *msg, size_t len)
+size_t hcrt__dsm_fetch_reply_len(size_t n)
 {
-    fetch_ctx_t *c = op->arg;
+    size_t flen = (n + 63) & ~63UL;
+    return sizeof(dsm_msg_t) + flen +
+           (n <= DSM_INLINE_PAGES ? n * DSM_PAGE : 0);
+}
+
+/* Installs a fetched run through the alias view (tag < 0: the data of a
+ * contiguous run larger than DSM_INLINE_PAGES is in the alias already). */
+void hcrt__dsm_install_reply(fetch_ctx_t *c, void *msg, size_t len, int home,
+                             int tag)
+{
     dsm_msg_t *m = msg;
     size_t flen = (c->n + 63) & ~63UL;
     const uint8_t *exempt = (const uint8_t *)(m + 1);
@@ -390,7 +417,7 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
             tmp = malloc(c->n * DSM_PAGE);
             if (!tmp)
                 hcrt_fatal(HCRT_MOD_DSM, "out of memory receiving pages");
-            recv_data(tmp, c->n * DSM_PAGE, op->dest);
+            recv_data(tmp, c->n * DSM_PAGE, home, tag);
             data = tmp;
         } else {
             hcrt_assert(len == sizeof *m + flen + c->n * DSM_PAGE);
@@ -409,11 +436,19 @@ static void install_fetch(dsm_op_t *op, void *msg, size_t len)
         /* The data follows from the same home on its own tag: straight
          * into the alias view (nobody touches these BUSY pages). */
         hcrt_assert(len == sizeof *m + flen);
-        /* one call allocates the pages instead of n faults */
-        madvise(alias, c->n * DSM_PAGE, MADV_POPULATE_WRITE);
-        recv_data(alias, c->n * DSM_PAGE, op->dest);
+        if (tag >= 0) {
+            /* one call allocates the pages instead of n faults */
+            madvise(alias, c->n * DSM_PAGE, MADV_POPULATE_WRITE);
+            recv_data(alias, c->n * DSM_PAGE, home, tag);
+        }
     }
     install_run(c, exempt);
+}
+
+/* Service thread: the reply of a fetch it sent. */
+static void install_fetch(dsm_op_t *op, void *msg, size_t len)
+{
+    hcrt__dsm_install_reply(op->arg, msg, len, op->dest, DSM_TAG_DATA);
 }
 
 /* Registers this rank as writer of [idx, idx+n) at `home`: directly in a
@@ -480,7 +515,7 @@ static void read_ahead(int home)
             return;
     }
     if (start >= dsm.npages || hcrt__dsm_home_known(start) != home ||
-        !claim(start, PG_INV))
+        !claim(start, PG_INV) || !still_homed(start, home, PG_INV))
         return;
     ra_slot_t *s = NULL;
     for (int i = 0; i < RA_SLOTS && !s; i++) {
@@ -531,7 +566,7 @@ static int stream_writes(size_t idx, size_t stride)
     return 0;
 }
 
-static void fetch_remote(size_t idx, int home, int is_write)
+static void fetch_remote(size_t idx, int home, int is_write, int direct)
 {
     size_t stride, w = prefetch_window(idx, is_write, &stride);
     if (stride > 1 && hcrt__dsm_shm_peer(home))
@@ -565,15 +600,17 @@ static void fetch_remote(size_t idx, int home, int is_write)
         return;
     }
     dsm_msg_t m = {M_FETCH, 0, idx, n, (uint64_t)reg, stride > 1 ? stride : 0};
-    dsm_op_t op = {0};
-    op.dest = home;
-    op.sbuf = &m;
-    op.slen = sizeof m;
-    op.want_reply = 1;
-    op.on_reply = install_fetch;
-    op.arg = &ctx;
-    hcrt__dsm_submit(&op);
-    hcrt__dsm_wait(&op);
+    if (!direct || hcrt__dsm_direct_fetch(&m, &ctx, home) != 0) {
+        dsm_op_t op = {0};
+        op.dest = home;
+        op.sbuf = &m;
+        op.slen = sizeof m;
+        op.want_reply = 1;
+        op.on_reply = install_fetch;
+        op.arg = &ctx;
+        hcrt__dsm_submit(&op);
+        hcrt__dsm_wait(&op);
+    }
     if (!is_write && n == dsm.prefetch_max && n > 1) {
         read_ahead(home); /* two runs in flight: transfer of one overlaps */
         read_ahead(home); /* the installation of the other */
@@ -616,7 +653,13 @@ static void upgrade_write(size_t idx, int home)
                (atomic_load(&dsm.pages[idx + n * st].flags) &
                 (kind | PF_WREG)) == kind)
             n++;
+        uint32_t seq = atomic_load(&dsm.mig_seq);
         register_writer(idx, n, st, home);
+        /* A home move (migrate.c) during the registration may have taken
+         * pages of the run (not held by this thread) elsewhere: only the
+         * faulting page, held BUSY here, is surely registered. */
+        if (dsm.migrate && ((seq & 1) || atomic_load(&dsm.mig_seq) != seq))
+            n = 1;
         for (size_t i = 0; i < n; i++)
             atomic_fetch_or(&dsm.pages[idx + i * st].flags, PF_WREG);
         DSM_DELAY(DLY_FAULT);
@@ -642,6 +685,11 @@ static void upgrade_write(size_t idx, int home)
  * (spurious: the caller counts repeats and reports a loop). */
 int hcrt__dsm_resolve(size_t idx, int is_write)
 {
+    return hcrt__dsm_resolve_from(idx, is_write, 0);
+}
+
+int hcrt__dsm_resolve_from(size_t idx, int is_write, int direct)
+{
     int home = hcrt__dsm_home(idx);
     DSM_DELAY(DLY_FAULT);
     if (home == dsm.rank)
@@ -654,9 +702,9 @@ int hcrt__dsm_resolve(size_t idx, int is_write)
         hcrt__dsm_wait_page(idx);
         break;
     case PG_INV:
-        if (!claim(idx, PG_INV))
+        if (!claim(idx, PG_INV) || !still_homed(idx, home, PG_INV))
             break;
-        fetch_remote(idx, home, is_write);
+        fetch_remote(idx, home, is_write, direct);
         if (is_write)
             dsm_count(write_faults, 1);
         else
@@ -667,7 +715,7 @@ int hcrt__dsm_resolve(size_t idx, int is_write)
             r = trigger(idx, home);
             break;
         }
-        if (!claim(idx, PG_RO))
+        if (!claim(idx, PG_RO) || !still_homed(idx, home, PG_RO))
             break;
         upgrade_write(idx, home);
         dsm_count(write_faults, 1);
@@ -754,6 +802,7 @@ void hcrt__dsm_serve_fetch(int src, dsm_msg_t *m)
     /* d: the stride of a strided read run (0: contiguous) */
     size_t idx = m->a, n = m->b, st = m->d > 1 ? m->d : 1;
     size_t flen = (n + 63) & ~63UL;
+    hcrt__dsm_check_home(idx, src, "fetch");
     /* Small runs travel inside the reply (one message); large ones follow
      * it straight from the alias view (no copy), strided ones packed. Diffs
      * are applied by this thread only (same-host ranks write the master in
@@ -800,13 +849,20 @@ void hcrt__dsm_serve_writer(int src, dsm_msg_t *m)
      * registered directly (c = 1) passes the ranks it must have told; a
      * rank of another host passes the run's stride (0: contiguous). */
     uint64_t tell = 0, st = 1;
+    /* the first page of a run is held by the requester (its home is
+     * current); the others may have moved meanwhile (migrate.c): skipped,
+     * the requester registers them again at their new home */
+    if (!m->c && src != dsm.rank)
+        hcrt__dsm_check_home(m->a, src, "writer registration");
     if (m->c || src == dsm.rank)
         tell = m->d;
     else if (m->d > 1)
         st = m->d;
     if (!m->c && (src != dsm.rank || !tell))
         for (size_t i = 0; i < m->b; i++)
-            tell |= hcrt__dsm_dir_add_writer(m->a + i * st, src);
+            if (!dsm.migrate || i == 0 ||
+                hcrt__dsm_home_known(m->a + i * st) == dsm.rank)
+                tell |= hcrt__dsm_dir_add_writer(m->a + i * st, src);
     dsm_msg_t *r = malloc(sizeof *r);
     if (!r)
         hcrt_fatal(HCRT_MOD_DSM, "out of memory serving a writer notice");

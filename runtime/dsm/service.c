@@ -34,6 +34,8 @@ typedef struct pending_send {
     dsm_op_t *op;  /* one-way request: done when sent */
 } pending_send_t;
 
+#define MAX_ADOPTED 256
+
 typedef struct deferred {
     int dest, left;
     void *msg;
@@ -46,6 +48,9 @@ typedef struct deferred {
 static struct {
     pthread_t thread;
     _Atomic(dsm_op_t *) submitted;
+    _Atomic(dsm_adopted_t *) adopt_in;
+    dsm_adopted_t *adopted[MAX_ADOPTED];
+    int nadopted;
     _Atomic int sleeping;
     uint64_t contended_until; /* block instead of yielding until then */
     uint64_t bell_at;         /* woken by a bell then, nothing received yet */
@@ -83,27 +88,85 @@ void hcrt__dsm_submit(dsm_op_t *op)
     }
 }
 
-/* op->done: 0 pending, 1 done, 2 pending with the owner asleep (so the
- * service thread only pays for a futex wake when somebody sleeps). */
-void hcrt__dsm_wait(dsm_op_t *op)
+/* A direct fetch's requests, tested by this thread from now on. */
+void hcrt__dsm_adopt(dsm_adopted_t *a)
+{
+    atomic_store_explicit(&a->done, 0, memory_order_relaxed);
+    dsm_adopted_t *head =
+        atomic_load_explicit(&svc.adopt_in, memory_order_relaxed);
+    do {
+        a->next = head;
+    } while (!atomic_compare_exchange_weak_explicit(
+        &svc.adopt_in, &head, a, memory_order_release, memory_order_relaxed));
+    if (atomic_load(&svc.sleeping))
+        hcrt__bell_local(&hcrt__dsm_bell);
+}
+
+static void wake_done(_Atomic uint32_t *done)
+{
+    if (atomic_exchange_explicit(done, 1, memory_order_acq_rel) == 2)
+        hcrt__dsm_futex_wake(done);
+}
+
+/* Tests the adopted requests; 1 if any was taken over or completed. */
+static int test_adopted(void)
+{
+    dsm_adopted_t *in =
+        atomic_exchange_explicit(&svc.adopt_in, NULL, memory_order_acquire);
+    int moved = in != NULL;
+    for (; in; in = in->next) {
+        if (svc.nadopted == MAX_ADOPTED)
+            hcrt_fatal(HCRT_MOD_DSM, "too many late DSM fetches");
+        svc.adopted[svc.nadopted++] = in;
+    }
+    int done_any = 0;
+    for (int i = 0; i < svc.nadopted;) {
+        dsm_adopted_t *a = svc.adopted[i];
+        int flag = 0;
+        MPI_Testall(a->n, a->rq, &flag, MPI_STATUSES_IGNORE);
+        if (!flag) {
+            i++;
+            continue;
+        }
+        svc.adopted[i] = svc.adopted[--svc.nadopted];
+        wake_done(&a->done);
+        done_any = 1;
+    }
+    return moved || done_any;
+}
+
+/* done: 0 pending, 1 done, 2 pending with the owner asleep (so the
+ * service thread only pays for a futex wake when somebody sleeps). A
+ * lock may be held for long (deadline < 0: none); other requests owe a
+ * quick answer, and a late one is a symptom for the fault detector
+ * (base/wait.h). */
+static void wait_done(_Atomic uint32_t *done, int peer, int deadline)
 {
     /* A short spin, then sleep: spinning longer takes the core from the
      * service thread that must complete the request. */
     for (int i = 0; i < 50; i++) {
-        if (atomic_load_explicit(&op->done, memory_order_acquire) == 1)
+        if (atomic_load_explicit(done, memory_order_acquire) == 1)
             return;
         __builtin_ia32_pause();
     }
     uint32_t zero = 0;
-    atomic_compare_exchange_strong(&op->done, &zero, 2);
-    /* A lock may be held for long; other requests owe a quick answer,
-     * and a late one is a symptom for the fault detector (base/wait.h). */
-    const dsm_msg_t *m = op->sbuf;
-    hcrt_wait_t w = {.what = "a DSM request", .peer = op->dest};
-    if (!m || m->type != M_LOCK)
+    atomic_compare_exchange_strong(done, &zero, 2);
+    hcrt_wait_t w = {.what = "a DSM request", .peer = peer};
+    if (deadline)
         w.deadline = hcrt__wait_reply_deadline();
-    while (atomic_load_explicit(&op->done, memory_order_acquire) != 1)
-        hcrt__wait_word(&op->done, 2, &w);
+    while (atomic_load_explicit(done, memory_order_acquire) != 1)
+        hcrt__wait_word(done, 2, &w);
+}
+
+void hcrt__dsm_wait_done(_Atomic uint32_t *done, int peer)
+{
+    wait_done(done, peer, 1);
+}
+
+void hcrt__dsm_wait(dsm_op_t *op)
+{
+    const dsm_msg_t *m = op->sbuf;
+    wait_done(&op->done, op->dest, !m || m->type != M_LOCK);
 }
 
 uint64_t hcrt__dsm_call(int dest, uint32_t type, uint64_t a, uint64_t b,
@@ -145,7 +208,9 @@ static void isend_tag(int dest, const void *buf, size_t len, int tag,
                    "%d)",
                    dest, rc);
     track_send(req, to_free, op);
-    if (tag == 0 && dest != dsm.rank) /* the data (DSM_TAG_DATA) follows */
+    /* not after page data (DSM_TAG_DATA): its header rang; a direct
+     * fetch's reply rings too, for a requester that handed it over */
+    if ((tag == 0 || tag >= DSM_TAG_DIRECT) && dest != dsm.rank)
         hcrt__bell_mark(&hcrt__dsm_bell, dest);
 }
 
@@ -154,13 +219,18 @@ static void isend(int dest, void *buf, size_t len, void *to_free, dsm_op_t *op)
     isend_tag(dest, buf, len, 0, to_free, op);
 }
 
-/* Header, then the page data straight from the alias view: no copy. */
+/* Header, then the page data straight from the alias view: no copy. The
+ * reply of a fetch its faulting thread sent (direct.c) goes, data too, on
+ * the tag that thread receives on. */
 static void send_with_data(int dest, void *msg, size_t len, const void *data,
                            size_t dlen, int own_data)
 {
-    isend(dest, msg, len, msg, NULL);
+    uint32_t op = ((dsm_msg_t *)msg)->op;
+    int direct = (op & DSM_OP_DIRECT) && ((dsm_msg_t *)msg)->type == M_FETCH_R;
+    int tag = direct ? DSM_TAG_DIRECT + (int)(op & ~DSM_OP_DIRECT) : 0;
+    isend_tag(dest, msg, len, tag, msg, NULL);
     if (dlen)
-        isend_tag(dest, data, dlen, DSM_TAG_DATA,
+        isend_tag(dest, data, dlen, direct ? tag : DSM_TAG_DATA,
                   own_data ? (void *)data : NULL, NULL);
 }
 
@@ -272,8 +342,7 @@ static void post_submitted(void)
 
 static void complete(dsm_op_t *op)
 {
-    if (atomic_exchange_explicit(&op->done, 1, memory_order_acq_rel) == 2)
-        hcrt__dsm_futex_wake(&op->done);
+    wake_done(&op->done);
 }
 
 static int test_sends(void)
@@ -365,6 +434,9 @@ static void dispatch(int src, dsm_msg_t *m, size_t len)
     case M_STATS:
         hcrt__dsm_stats_serve(src, m);
         break;
+    case M_MIGRATE:
+        hcrt__dsm_migrate_serve(src, m, len);
+        break;
     case M_COMPACT:
         hcrt__dsm_compact();
         hcrt__dsm_reply(src, m, M_COMPACT_R, 0, NULL, 0);
@@ -379,6 +451,7 @@ static void dispatch(int src, dsm_msg_t *m, size_t len)
     case M_SIZE_R:
     case M_STATS_R:
     case M_COMPACT_R:
+    case M_MIGRATE_R:
         on_reply(m, len);
         break;
     default:
@@ -494,7 +567,7 @@ static void *service_main(void *arg)
      * NPB LU class S at 2 ranks); it blocks on bells when contended */
     hcrt__helper_thread_start("hcrt-dsm", 0);
     while (!atomic_load(&svc.stop) || svc.nsends > 0 ||
-           atomic_load(&svc.submitted)) {
+           atomic_load(&svc.submitted) || svc.nadopted) {
         int busy = 0;
         if (atomic_load_explicit(&svc.submitted, memory_order_relaxed)) {
             DSM_DELAY(DLY_SERVICE);
@@ -502,6 +575,9 @@ static void *service_main(void *arg)
             busy = 1;
         }
         busy |= test_sends();
+        if (svc.nadopted ||
+            atomic_load_explicit(&svc.adopt_in, memory_order_relaxed))
+            busy |= test_adopted();
         while (receive_one())
             busy = 1;
         hcrt__bell_flush(&hcrt__dsm_bell); /* after the pass's sends */

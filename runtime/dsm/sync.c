@@ -65,10 +65,13 @@ hcrt_status_t hcrt__dsm_barrier(void)
     if (!dsm.ready)
         return HCRT_ERR_INVALID;
     hcrt_status_t st = hcrt__dsm_flush();
-    if (st == HCRT_OK)
-        st = hcrt__dsm_cluster_barrier();
+    if (st == HCRT_OK) /* with migration: the homes' proposals too */
+        st = dsm.migrate ? hcrt__dsm_migrate_barrier()
+                         : hcrt__dsm_cluster_barrier();
     hcrt__dsm_flush(); /* writes racing the barrier by other threads */
     hcrt__dsm_invalidate();
+    if (st == HCRT_OK && dsm.migrate) /* homes that follow their writer */
+        st = hcrt__dsm_migrate_apply();
     dsm_count(barriers, 1);
     return st;
 }

@@ -500,6 +500,7 @@ static void cluster_entry(int32_t *gtid, int32_t *btid,
         .total = hcrt__cluster_team.total,
         .hidden = local == 1};
     hcrt__cluster_icv_enter(&region_icv);
+    hcrt__cluster_cores_home();
     ws_seq = 0;
     hcrt__cancel_thread_enter();
     hcrt__cluster_place_tls_enter(omp_get_thread_num());

@@ -6,14 +6,17 @@
  * there. When several ranks share the head's host and each is bound to its
  * own cores (hcrun's default: --map-by slot:PE=T --bind-to core), that team
  * would crowd onto the head's cores while the other ranks' cores idle (the
- * workers nap until the next fork). So the threads of such a call beyond
- * the head's own share of an all-node team (logical threads the workers
- * run otherwise) may run on the cores of every rank of the head's host:
- * each sets its affinity once, the first time it runs there. The head's
- * own threads (its main thread and the rest of its share) keep its cores,
- * so calls on all nodes see the binding the launcher gave. Nothing changes
- * when the program binds threads itself (OMP_PROC_BIND / OMP_PLACES), when
- * the head is alone on its host, or with HCRT_SCHED_PLACE_WIDE=0.
+ * workers nap until the next fork). So in a call on the head alone,
+ * logical thread k runs on the cores of the rank that runs k in a call on
+ * all nodes, when that rank shares the head's host: the call uses the same
+ * cores as on all nodes, as evenly (NPB CG's num_threads(8) at 2 ranks: 4
+ * threads on each core, not 6 and 2). Threads whose rank is on another
+ * host stay on the head's cores. Each thread changes its affinity only
+ * when its owner changes, and a head thread back in a call on all nodes
+ * (or running the head's own share) takes the head's cores again. Nothing
+ * changes when the program binds threads itself (OMP_PROC_BIND /
+ * OMP_PLACES / KMP_AFFINITY), when the head is alone on its host, or with
+ * HCRT_SCHED_PLACE_WIDE=0.
  */
 #include <errno.h>
 #include <mpi.h>
@@ -24,12 +27,14 @@
 
 #include "base/config.h"
 #include "base/log.h"
+#include "libhcrt/cluster.h"
 #include "libhcrt/cluster_place.h"
 #include "libhcrt/runtime.h"
 
-static cpu_set_t wide; /* head: the cores of every rank on its host */
+static cpu_set_t *masks; /* head: the cores of each rank on its host */
+static int *host_of; /* head: world rank -> index in masks, -1: other host */
 static int wide_on;
-static _Thread_local int widened;
+static _Thread_local int cur; /* 1 + the index of the cores it uses; 0: own */
 
 static int program_binds(void)
 {
@@ -39,45 +44,107 @@ static int program_binds(void)
            getenv("KMP_AFFINITY");
 }
 
+/* Whether another rank of the host has cores the head's mask lacks. */
+static int gains(int n)
+{
+    for (int i = 1; i < n; i++) {
+        cpu_set_t d;
+        CPU_XOR(&d, &masks[i], &masks[0]);
+        CPU_AND(&d, &d, &masks[i]);
+        if (CPU_COUNT(&d) > 0)
+            return 1;
+    }
+    return 0;
+}
+
 void hcrt__cluster_cores_init(MPI_Comm comm)
 {
-    cpu_set_t mine;
+    struct {
+        cpu_set_t mask;
+        int rank;
+    } mine, *all;
     MPI_Comm host;
     int n;
 
-    CPU_ZERO(&mine);
-    if (sched_getaffinity(0, sizeof mine, &mine) != 0)
-        CPU_ZERO(&mine); /* contributes nothing; the head then keeps its own */
-    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, hcrt__rank(),
-                        MPI_INFO_NULL, &host);
+    memset(&mine, 0, sizeof mine);
+    mine.rank = hcrt__rank();
+    if (sched_getaffinity(0, sizeof mine.mask, &mine.mask) != 0)
+        CPU_ZERO(&mine.mask); /* contributes nothing */
+    MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, hcrt__rank(), MPI_INFO_NULL,
+                        &host);
     MPI_Comm_size(host, &n);
-    cpu_set_t *all = malloc((size_t)n * sizeof(cpu_set_t));
+    all = malloc((size_t)n * sizeof(*all));
     if (!all)
         hcrt_fatal(HCRT_MOD_CORE, "out of memory at start-up");
     MPI_Allgather(&mine, sizeof mine, MPI_BYTE, all, sizeof mine, MPI_BYTE,
                   host);
     MPI_Comm_free(&host);
-    if (hcrt__rank() == 0 && hcrt__config_bool("HCRT_SCHED_PLACE_WIDE") &&
-        !program_binds()) {
-        CPU_ZERO(&wide);
-        for (int i = 0; i < n; i++)
-            CPU_OR(&wide, &wide, &all[i]);
-        wide_on = CPU_COUNT(&wide) > CPU_COUNT(&mine);
+    if (hcrt__rank() == 0 && n > 1 &&
+        hcrt__config_bool("HCRT_SCHED_PLACE_WIDE") && !program_binds()) {
+        masks = malloc((size_t)n * sizeof(cpu_set_t));
+        host_of = malloc((size_t)hcrt__size() * sizeof(int));
+        if (!masks || !host_of)
+            hcrt_fatal(HCRT_MOD_CORE, "out of memory at start-up");
+        for (int r = 0; r < hcrt__size(); r++)
+            host_of[r] = -1;
+        for (int i = 0; i < n; i++) { /* the head (key 0) comes first */
+            masks[i] = all[i].mask;
+            host_of[all[i].rank] = i;
+        }
+        wide_on = CPU_COUNT(&masks[0]) > 0 && gains(n);
         if (wide_on)
             hcrt_debug(HCRT_MOD_SCHED,
-                       "calls on the head alone may use %d cores of the "
-                       "%d ranks on its host (the head is bound to %d)",
-                       CPU_COUNT(&wide), n, CPU_COUNT(&mine));
+                       "calls on the head alone run each thread on the cores "
+                       "of its rank on the head's host (%d ranks there)",
+                       n);
     }
     free(all);
 }
 
-void hcrt__cluster_cores_enter(int tid, int own)
+static void use(int idx)
 {
-    if (!wide_on || tid < own || widened)
+    int want = idx == 0 ? 0 : idx + 1;
+
+    if (cur == want)
         return;
-    widened = 1;
-    if (sched_setaffinity(0, sizeof wide, &wide) != 0)
-        hcrt_debug(HCRT_MOD_SCHED, "thread %d keeps the head's cores: %s", tid,
+    if (sched_setaffinity(0, sizeof(cpu_set_t), &masks[idx]) != 0) {
+        hcrt_debug(HCRT_MOD_SCHED, "a thread keeps its cores: %s",
                    strerror(errno));
+        return;
+    }
+    cur = want;
+}
+
+/* Per logical thread of a team of plan_total: the index in masks of the
+ * cores of the rank that runs it on all nodes (0: the head's). Made by
+ * the main thread before the fork, when the team size changes. */
+static int *plan, plan_total;
+
+void hcrt__cluster_cores_plan(int total)
+{
+    hcrt_cluster_team_t t;
+
+    if (!wide_on || total == plan_total)
+        return;
+    int *p = realloc(plan, (size_t)total * sizeof(int));
+    if (!p)
+        hcrt_fatal(HCRT_MOD_CORE, "out of memory for a team of %d", total);
+    for (int r = 0; r < hcrt__size(); r++) {
+        hcrt__cluster_team_of(total, r, &t);
+        for (int k = t.base; k < t.base + t.local && k < total; k++)
+            p[k] = host_of[r] < 0 ? 0 : host_of[r];
+    }
+    plan = p, plan_total = total;
+}
+
+void hcrt__cluster_cores_enter(int k)
+{
+    if (wide_on && k < plan_total)
+        use(plan[k]);
+}
+
+void hcrt__cluster_cores_home(void)
+{
+    if (wide_on && cur != 0)
+        use(0);
 }

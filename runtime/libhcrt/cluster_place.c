@@ -332,7 +332,6 @@ void hcrt__cluster_place_tls_drain(void)
 /* ---- the head alone ------------------------------------------------------ */
 
 static int head_share; /* threads the head runs of the head-alone team */
-static int head_own;   /* the head's share of an all-node team */
 
 static void head_entry(int32_t *gtid, int32_t *btid,
                        const hcrt_region_desc_t *region, void **args,
@@ -342,7 +341,7 @@ static void head_entry(int32_t *gtid, int32_t *btid,
     int moved = tls_on_head && k >= head_share;
 
     hcrt__cluster_icv_enter(icv); /* as in a cluster team (cluster_nest.c) */
-    hcrt__cluster_cores_enter(k, head_own);
+    hcrt__cluster_cores_enter(k);
     if (moved)
         memcpy(tls_block(), img + (size_t)k * tls_len, tls_len);
     region->tramp(gtid, btid, args);
@@ -364,7 +363,7 @@ void hcrt__cluster_place_run_head(hcrt_ident_t *loc,
     }
     hcrt__cluster_team_of(total, 0, &t);
     head_share = total == img_total ? t.local : total;
-    head_own = t.local;
+    hcrt__cluster_cores_plan(total);
     __kmpc_push_num_threads(loc, __kmpc_global_thread_num(loc), total);
     hcrt_cluster_icv_t icv = {.nthreads = hcrt__cluster_max_threads()};
     __kmpc_fork_call(loc, 3, (kmpc_micro_t)head_entry, region, args, &icv);

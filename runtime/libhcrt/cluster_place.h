@@ -20,10 +20,14 @@ void hcrt__cluster_place_init(void);
 /* Every rank at cluster start-up (collective on `comm`): the head learns
  * the cores of the ranks on its host (cluster_cores.c). */
 void hcrt__cluster_cores_init(MPI_Comm comm);
-/* Head, thread `tid` of a call on the head alone whose head share of an
- * all-node team is `own` threads: threads beyond it may use the cores of
- * every rank on the head's host. */
-void hcrt__cluster_cores_enter(int tid, int own);
+/* Head's main thread, before a call on the head alone of `total` threads:
+ * which cores each logical thread takes (cluster_cores_enter). */
+void hcrt__cluster_cores_plan(int total);
+/* Head, logical thread k of that call: run on the cores of the rank that
+ * runs k on all nodes, when that rank shares the head's host. */
+void hcrt__cluster_cores_enter(int k);
+/* Head, a thread of a call on all nodes: back on the head's cores. */
+void hcrt__cluster_cores_home(void);
 /* Head, at every fork of its main thread at level 0: the cycle of the
  * call chosen last ends here. */
 void hcrt__cluster_place_cycle(uint64_t now_ns);

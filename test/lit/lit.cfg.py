@@ -36,8 +36,11 @@ tools = config.llvm_tools_dir
 
 config.environment["PATH"] = os.pathsep.join(
     [bindir, tools, config.environment.get("PATH", os.environ.get("PATH", ""))])
+# HCRT_DSM_MIGRATE / HCRT_DSM_SHM: the corpus under a DSM mode (docs/dsm.md
+# §7: the end-to-end programs with home migration over messages).
 for var in ["HOME", "TMPDIR", "OMP_NUM_THREADS", "HCC_NETNS_PREFIX",
-            "HCC_NETNS_NET", "E2E_CLUSTER_RANKS", "OFFLOAD_RANKS"]:
+            "HCC_NETNS_NET", "E2E_CLUSTER_RANKS", "OFFLOAD_RANKS",
+            "HCRT_DSM_MIGRATE", "HCRT_DSM_SHM"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
 # Open MPI 4.1 creates <tmpdir>/ompi.<host>.<uid> on every mpirun and fails

@@ -32,13 +32,27 @@ static uint32_t mix(uint64_t a, uint64_t b)
 }
 
 static int nthreads = 1;
+/* "sticky": owners per page for 6 epochs at a time (a seventh of the
+ * pages random per location meanwhile), so homes migrate to their writer
+ * and on (HCRT_DSM_MIGRATE) while the oracle checks every read; an agent
+ * then leaves alone the locations it does not own in the chunk its rank
+ * allocated (a home that uses a page keeps it: migrate.c), which the
+ * other ranks check. */
+static int sticky;
 
 /* Writer (agent = rank * nthreads + thread) of location `loc` in epoch
  * `e`, or -1 for none. */
 static int owner(int e, uint64_t loc)
 {
     uint32_t h = mix((uint64_t)e, loc);
-    return h % 5 == 0 ? -1 : (int)((h >> 8) % (uint32_t)(nranks * nthreads));
+    uint32_t agents = (uint32_t)(nranks * nthreads);
+    if (h % 5 == 0)
+        return -1;
+    if (!sticky)
+        return (int)((h >> 8) % agents);
+    uint64_t page = loc >= (1ULL << 40) ? loc / 4096 : loc / 1024;
+    uint32_t u = mix((uint64_t)(e / 6) + 1000, page);
+    return (int)(((u % 7 == 0 ? h : u) >> 8) % agents);
 }
 
 typedef struct world {
@@ -59,6 +73,12 @@ typedef struct agent {
 static uint32_t *word(world_t *w, size_t i)
 {
     return &w->chunk[i / WORDS_PER_RANK][i % WORDS_PER_RANK];
+}
+
+/* Sticky mode: may agent g (rank `me`) read word i it does not own? */
+static int may_read(size_t i, int bytes)
+{
+    return !sticky || (bytes ? me != 0 : (int)(i / WORDS_PER_RANK) != me);
 }
 
 static void check(agent_t *g, uint64_t got, uint64_t want, const char *what,
@@ -104,7 +124,7 @@ static void random_ops(agent_t *g, int e)
                 check(g, w->bytes[i], w->mine_b[i], "own byte", i, e);
             else
                 check(g, *word(w, i), w->mine_w[i], "own word", i, e);
-        } else if (o < 0) {
+        } else if (o < 0 && may_read(i, bytes)) {
             if (bytes)
                 check(g, w->bytes[i], w->oracle_b[i], "byte", i, e);
             else
@@ -135,9 +155,11 @@ static void end_epoch(agent_t *g, int e)
     }
     pthread_barrier_wait(&w->local);
     for (size_t i = (size_t)g->t; i < w->nwords; i += (size_t)nthreads)
-        check(g, *word(w, i), w->oracle_w[i], "word after barrier", i, e);
+        if (may_read(i, 0) || owner(e + 1, i) == g->id)
+            check(g, *word(w, i), w->oracle_w[i], "word after barrier", i, e);
     for (size_t i = (size_t)g->t; i < BYTES; i += (size_t)nthreads)
-        check(g, w->bytes[i], w->oracle_b[i], "byte after barrier", i, e);
+        if (may_read(i, 1) || owner(e + 1, i + (1ULL << 40)) == g->id)
+            check(g, w->bytes[i], w->oracle_b[i], "byte after barrier", i, e);
     /* nobody writes the next epoch before all have read */
     hcrt__dsm_barrier_team(nthreads);
 }
@@ -157,6 +179,7 @@ int main(int argc, char **argv)
     dsm_test_init(&argc, &argv);
     if (argc > 1)
         nthreads = atoi(argv[1]);
+    sticky = argc > 2 && strcmp(argv[2], "sticky") == 0;
     world_t w = {0};
     pthread_barrier_init(&w.local, NULL, (unsigned)nthreads);
     w.nwords = (size_t)WORDS_PER_RANK * (size_t)nranks;
@@ -202,6 +225,11 @@ int main(int argc, char **argv)
     CHECK(sum[0] >= 1000000);
     CHECK_EQ(sum[1], 0);
     CHECK(c.read_faults > 0 && c.write_faults > 0);
+    if (me == 0 && sticky)
+        printf("torture: %llu pages changed their home\n",
+               (unsigned long long)c.pages_migrated_in);
+    if (sticky && hcrt__dsm_migrates())
+        CHECK(c.pages_migrated_in > 0); /* the homes followed */
     if (c.shm_pages == 0) { /* copies, diffs and invalidations (messages) */
         CHECK(c.diff_bytes > 0);
         CHECK(c.invalidations > 0);

@@ -1,7 +1,9 @@
 // A worker's crash is reported once, cleanly, even when its stack cannot be
 // unwound: both threads of rank 1 fault after setting the frame pointer to
 // garbage, so the unwinder of every backtrace (hcrt's, Open MPI's) faults
-// in turn. Before, each nested fault printed the report again (dozens of
+// in turn (schedule(static): the second half of the iterations is rank 1's
+// even where HetProbe would run the loop on one node). Before, each nested
+// fault printed the report again (dozens of
 // times); now the first fault's report names the place (the faulting
 // instruction needs no unwinding), a fault inside a handler ends the
 // process by the signal, and the other thread waits for that.
@@ -24,7 +26,7 @@ __attribute__((noinline)) static void crash_with_bad_frame(void)
 int main(void)
 {
     long sum = 0;
-#pragma omp parallel for reduction(+ : sum)
+#pragma omp parallel for schedule(static) reduction(+ : sum)
     for (int i = 0; i < 100; i++) {
         sum += i;
         if (i >= 50 && omp_get_thread_num() >= omp_get_num_threads() / 2)
