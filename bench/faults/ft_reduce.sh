@@ -4,7 +4,7 @@
 #
 #   bench/faults/ft_reduce.sh [BUILD_DIR] [RUNS]
 #
-# RUNS (default 100) runs of test/faults/ft_reduce (FT_ROUNDS rounds, 30,
+# RUNS (default 100) runs (numbers FT_FIRST, default 1, on) of test/faults/ft_reduce (FT_ROUNDS rounds, 30,
 # of 5 reductions: four in flight at once, then a blocking one; several
 # operators, types, sizes and roots) under `hcrun --ft`, each losing one
 # worker: kill or stop in turn, 3 or 4 ranks in turn, the rank and the
@@ -14,8 +14,11 @@
 # Counts: results right (and of those, right with inputs recovered from
 # a replica), results that ended with a status naming the lost rank (by
 # reason), wrong results, statuses naming another rank, hung runs (an
-# outer timeout of 90 s), runs that did not end 0.
+# outer timeout of 90 s), runs that did not end 0. A hung run's processes
+# are dumped (every thread's stack, test/faults/hang_dump.sh) before they
+# are killed; HANG_DIR=DIR keeps each hung run's output and dump there.
 set -uo pipefail
+. "$(dirname "$0")/../../test/faults/hang_dump.sh"
 BUILD=$(cd "${1:-build}" && pwd)
 runs=${2:-100}
 rounds=${FT_ROUNDS:-30}
@@ -33,12 +36,12 @@ echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname): $(nproc) cores; commit 
 echo "# load: $(uptime | sed 's/.*load/load/')"
 right=0 rec=0 stat=0 wrong=0 other=0 hung=0 nonzero=0 total=0
 : >"$work/reasons"
-for i in $(seq 1 "$runs"); do
+for i in $(seq "${FT_FIRST:-1}" $((${FT_FIRST:-1} + runs - 1))); do
   RANDOM=$i
   np=$((3 + i % 2)) kind=$([ $((i % 4)) -lt 2 ] && echo kill || echo stop)
   victim=$((1 + RANDOM % (np - 1)))
   when=$((RANDOM % 3)).$((5 + RANDOM % 5))
-  timeout -k 5 90 "$HCRUN" -n "$np" --oversubscribe --ft \
+  run_dumped 90 "$work/err" "$HCRUN" -n "$np" --oversubscribe --ft \
     --inject-failure "$victim@$when:$kind" "$PROG" "$rounds" 0 \
     >"$work/out" 2>"$work/err"
   rc=$?
@@ -53,6 +56,11 @@ for i in $(seq 1 "$runs"); do
   total=$((total + r + s))
   grep -a "^R.* lost $victim: " "$work/out" | sed 's/^[^:]*: //; s/rank [0-9]* //' >>"$work/reasons"
   echo "# run $i: np$np $victim@$when:$kind status $rc: $r right, $s with a status" >&2
+  if [ "$rc" = 124 ] && [ -n "${HANG_DIR:-}" ]; then
+    mkdir -p "$HANG_DIR"
+    cp "$work/out" "$HANG_DIR/run$i.out"; cp "$work/err" "$HANG_DIR/run$i.err"
+    echo "# run $i hung: stacks in $HANG_DIR/run$i.err" >&2
+  fi
 done
 pct() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.2f %%", b ? 100 * a / b : 0 }'; }
 echo
