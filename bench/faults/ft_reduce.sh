@@ -17,6 +17,8 @@
 # outer timeout of 90 s), runs that did not end 0. A hung run's processes
 # are dumped (every thread's stack, test/faults/hang_dump.sh) before they
 # are killed; HANG_DIR=DIR keeps each hung run's output and dump there.
+# A loss during the runtime's start-up ends the job (docs/faults.md):
+# counted apart.
 set -uo pipefail
 . "$(dirname "$0")/../../test/faults/hang_dump.sh"
 BUILD=$(cd "${1:-build}" && pwd)
@@ -34,7 +36,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname): $(nproc) cores; commit $(git -C "$SRC" rev-parse --short HEAD)"
 echo "# load: $(uptime | sed 's/.*load/load/')"
-right=0 rec=0 stat=0 wrong=0 other=0 hung=0 nonzero=0 total=0
+right=0 rec=0 stat=0 wrong=0 other=0 hung=0 nonzero=0 total=0 startup=0
 : >"$work/reasons"
 for i in $(seq "${FT_FIRST:-1}" $((${FT_FIRST:-1} + runs - 1))); do
   RANDOM=$i
@@ -47,6 +49,8 @@ for i in $(seq "${FT_FIRST:-1}" $((${FT_FIRST:-1} + runs - 1))); do
   rc=$?
   [ "$rc" = 124 ] || [ "$rc" = 137 ] && hung=$((hung + 1))
   [ "$rc" = 0 ] || nonzero=$((nonzero + 1))
+  grep -aq "start-up, whose collectives need every rank" "$work/err" &&
+    startup=$((startup + 1))
   r=$(grep -ac '^R.* = ' "$work/out")
   s=$(grep -ac "^R.* lost $victim: " "$work/out")
   right=$((right + r)) stat=$((stat + s))
@@ -67,6 +71,8 @@ echo
 echo "| runs (failures injected) | results checked | right | of those with recovered inputs | ended with a status naming the lost rank | wrong | status naming another rank | hung runs | runs not ending 0 |"
 echo "|---|---|---|---|---|---|---|---|---|"
 echo "| $runs | $total | $right ($(pct "$right" "$total")) | $rec | $stat ($(pct "$stat" "$total")) | $wrong | $other | $hung | $nonzero |"
+echo
+echo "Runs ended because the loss came during the runtime's start-up (status 70, as documented): $startup"
 echo
 echo "| status reason | results |"
 echo "|---|---|"
