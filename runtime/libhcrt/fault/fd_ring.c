@@ -85,7 +85,7 @@ void hcrt__fd_send_heartbeat(fd_state_t *f)
 /* When the watch of the successor is due next (UINT64_MAX: never). */
 uint64_t hcrt__fd_watch_next(const fd_state_t *f)
 {
-    if (f->succ == f->rank || f->done)
+    if (f->succ == f->rank || f->done || f->peers[f->succ].state == P_FAILED)
         return UINT64_MAX;
     uint64_t t = f->peers[f->succ].last_hb_ns + f->timeout_ns;
     return f->hb_missed_next > t ? f->hb_missed_next : t;
@@ -101,8 +101,6 @@ void hcrt__fd_watch(fd_state_t *f, uint64_t now)
     if (now < hcrt__fd_watch_next(f))
         return;
     fd_peer_t *p = &f->peers[f->succ];
-    if (p->state == P_FAILED)
-        return;
     if (!hcrt__fd_symptom(f->succ, FD_EV_HB_MISSED, p->last_hb_t,
                           (double)(now - p->last_hb_ns) * 1e-9, p->doing)) {
         f->hb_missed_next =
