@@ -31,6 +31,16 @@ typedef struct hcrt__dr_ops {
     hcrt_status_t (*fold)(void *ctx, void *in, size_t len);
     /* Called while waiting (cancellation checks); may be NULL. */
     void (*poll)(void *ctx);
+    /* FT mode (docs/reduce.md "Failures"); all NULL: the instance cannot
+     * be recovered, and a loss during it ends the job. */
+    /* This rank's raw input, unchanged until the instance ends. */
+    hcrt_status_t (*raw)(void *ctx, const void **buf, size_t *len);
+    /* Folds `len` bytes of `in` into `inout` (another item's buffer). */
+    hcrt_status_t (*combine)(void *ctx, void *inout, const void *in,
+                             size_t len);
+    /* The root has the result: in `buf` (an item other than its partial),
+     * or NULL: its partial (as it is, if it folded nothing). */
+    void (*result)(void *ctx, const void *buf, size_t len);
 } hcrt__dr_ops_t;
 
 typedef struct hcrt__dr hcrt__dr_t;

@@ -22,7 +22,7 @@ struct hcrt_future {
     const void *send;
     void *acc;  /* the partial once it differs from send */
     void *recv; /* the root's: its first fold writes there */
-    int own_acc, is_root;
+    int own_acc, is_root, have_result;
     size_t count, size, acc_cap;
     hcrt_type_t type;
     hcrt_op_t op;
@@ -69,7 +69,44 @@ static hcrt_status_t api_fold(void *ctx, void *in, size_t len)
     return HCRT_OK;
 }
 
-static const hcrt__dr_ops_t api_ops = {api_give, NULL, api_fold, NULL};
+/* FT mode: the raw input (the send buffer, unchanged on a non-root; the
+ * root's is never needed: its inputs never leave it), folds into other
+ * items, and a result that formed in one of them. */
+static hcrt_status_t api_raw(void *ctx, const void **buf, size_t *len)
+{
+    hcrt_future_t *f = ctx;
+    *buf = f->send;
+    *len = f->count * f->size;
+    return HCRT_OK;
+}
+
+static hcrt_status_t api_combine(void *ctx, void *inout, const void *in,
+                                 size_t len)
+{
+    hcrt_future_t *f = ctx;
+    if (len != f->count * f->size)
+        return HCRT_ERR_INVALID;
+    if (f->user)
+        f->user(inout, in, f->count, f->arg);
+    else
+        hcrt__dr_op_apply(f->type, f->op, inout, inout, in, f->count);
+    return HCRT_OK;
+}
+
+static void api_result(void *ctx, const void *buf, size_t len)
+{
+    hcrt_future_t *f = ctx;
+    if (!buf && !f->acc) { /* a root alone (the others lost) */
+        buf = f->send;
+        len = f->count * f->size;
+    }
+    if (f->recv && buf && buf != f->recv && len == f->count * f->size)
+        memcpy(f->recv, buf, len);
+    f->have_result = 1;
+}
+
+static const hcrt__dr_ops_t api_ops = {api_give, NULL,        api_fold,  NULL,
+                                       api_raw,  api_combine, api_result};
 
 static hcrt_status_t start(hcrt_future_t *f, void *recvbuf, int root,
                            hcrt_future_t **future)
@@ -150,7 +187,7 @@ HCRT_EXPORT hcrt_status_t hcrt_future_wait(hcrt_future_t *future,
     hcrt_status_t st = hcrt__dr_wait(future->dr);
     /* a root that folded nothing (one rank) still owes the result */
     if (st == HCRT_OK && future->is_root && !future->acc &&
-        future->recv != future->send)
+        !future->have_result && future->recv != future->send)
         memcpy(future->recv, future->send, future->count * future->size);
     if (status) {
         status->status = st;

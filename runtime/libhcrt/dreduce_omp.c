@@ -126,7 +126,8 @@ static void omp_poll(void *ctx)
     c->next_check = hcrt__now_ns() + 1000000;
 }
 
-static const hcrt__dr_ops_t omp_ops = {omp_give, omp_given, omp_fold, omp_poll};
+static const hcrt__dr_ops_t omp_ops = {
+    .give = omp_give, .given = omp_given, .fold = omp_fold, .poll = omp_poll};
 
 void hcrt__dr_omp_reduce(hcrt_ident_t *loc, void *data, size_t size,
                          hcrt_reduce_fn_t fn)

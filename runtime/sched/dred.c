@@ -74,6 +74,7 @@ hcrt_status_t hcrt__dred_init(hcrt__dred_t *d, int nranks, int root,
     d->words = (nranks + 63) / 64;
     d->next_item = nranks + 1;
     d->lost_rank = -1;
+    d->nparts = nranks, d->excluded = -1;
     d->arrived = calloc((size_t)nranks, 1);
     d->failed = calloc((size_t)nranks, 1);
     d->replica = calloc((size_t)nranks, 1);
@@ -195,7 +196,7 @@ static int check_done(hcrt__dred_t *d)
 {
     for (int i = 0; i < d->qlen; i++) {
         const hcrt__dred_msg_t *m = &d->queue[(d->qhead + i) % d->qcap];
-        if (m->npath == d->nranks && m->holder == d->root) {
+        if (m->npath == d->nparts && m->holder == d->root) {
             d->state = HCRT_DRED_DONE;
             d->final_item = m->item;
             d->why = "complete";

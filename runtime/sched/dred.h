@@ -96,6 +96,9 @@ typedef struct hcrt__dred {
     uint8_t *arrived, *failed, *replica; /* per rank */
     int *buddy;                          /* where rank k's replica lives */
 
+    int nparts;   /* participants: nranks less the ranks excluded */
+    int excluded; /* the first rank excluded at the start, or -1 */
+
     hcrt_dred_state_t state;
     int final_item, lost_rank;
     const char *why; /* the state's reason, for users */
@@ -109,6 +112,9 @@ hcrt_status_t hcrt__dred_init(hcrt__dred_t *d, int nranks, int root,
                               hcrt__dred_perf_t *perf);
 void hcrt__dred_fini(hcrt__dred_t *d);
 
+/* `rank` was lost before the instance began: it takes no part, and the
+ * instance folds the others' inputs (the root: ROOT_LOST). */
+void hcrt__dred_exclude(hcrt__dred_t *d, int rank);
 /* Rank `rank` called the reduction: its item 0 is ready. */
 hcrt_status_t hcrt__dred_arrive(hcrt__dred_t *d, int rank);
 /* Its raw input is now also held by `buddy` (the replica is complete). */

@@ -110,6 +110,18 @@ void hcrt__dred_task_failed(hcrt__dred_t *d, int id)
     split(d, &b);
 }
 
+void hcrt__dred_exclude(hcrt__dred_t *d, int rank)
+{
+    if (rank < 0 || rank >= d->nranks || d->failed[rank] || d->arrived[rank])
+        return;
+    if (rank == d->root)
+        return hcrt__dred_fail(d, rank);
+    d->failed[rank] = d->arrived[rank] = 1;
+    d->nparts--;
+    if (d->excluded < 0)
+        d->excluded = rank;
+}
+
 void hcrt__dred_fail(hcrt__dred_t *d, int rank)
 {
     if (rank < 0 || rank >= d->nranks || d->failed[rank])

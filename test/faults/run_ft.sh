@@ -12,7 +12,8 @@
 # recover). The failing rank and the time are random (seeded by FT_SEED,
 # printed). CLUSTER (default 1) is HCRT_CLUSTER. FT_LOG=FILE appends the
 # runtime's lines about the recovery (report, statistics) to FILE. Prints one line
-# "PASS|FAIL ..." and exits 0 on PASS (77: skipped). Environment: HCRUN,
+# "PASS|FAIL ..." and exits 0 on PASS (77: skipped, also when the loss
+# came during the runtime's start-up: the job ends then). Environment: HCRUN,
 # FT_TASKS, FAULT_PHASES (the programs), FT_SEED, FT_PHASES (the graphs'
 # count; default 8, 14 with a stop or cut, 8 more with two losses).
 set -uo pipefail
@@ -35,7 +36,8 @@ say() {
   [ -n "${FT_LOG:-}" ] && grep -hE "FT mode|cannot recover|^hcrun:" "$out.err" 2>/dev/null |
     sed "s/^/[$seed] /" >>"$FT_LOG"
   echo "$1 np$np $kinds cluster=$cluster seed=$seed${inject:+ ($inject)}: $2 (status $rc, $elapsed s)"
-  [ "$1" = PASS ] || { echo "---- stdout ----"; cat "$out.out"; echo "---- stderr ----"; grep -v "PMIX ERROR" "$out.err" | tail -30; }
+  [ "$1" = PASS ] || [ "$1" = SKIP ] || { echo "---- stdout ----"; cat "$out.out"; echo "---- stderr ----"; grep -v "PMIX ERROR" "$out.err" | tail -30; }
+  [ "$1" = SKIP ] && exit 77
   [ "$1" = PASS ]
   exit $?
 }
@@ -112,6 +114,12 @@ if [[ $kinds == *cut* ]] && [ "$rc" != 0 ] &&
     say FAIL "a wrong line before mpirun ended the job"
   lost_line "${inject%%@*}" >/dev/null || say FAIL "no report that the cut rank was lost"
   say PASS "hcc went on; mpirun then ended the job for the cut node's daemon ($n of $(wc -l <"$ref") lines, all right)"
+fi
+# A loss during the runtime's start-up (a loaded machine starts slowly)
+# ends the job, as documented (docs/faults.md "FT mode"): no recovery to
+# check then.
+if [ "$rc" = 70 ] && grep -q "start-up, whose collectives need every rank" "$out.err"; then
+  say SKIP "the loss came during the runtime's start-up: the job ended with the report, as documented"
 fi
 [ "$rc" = 0 ] || say FAIL "the job did not finish (status $rc)"
 diff -q "$ref" "$out.out" >/dev/null ||

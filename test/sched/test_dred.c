@@ -333,6 +333,36 @@ static void test_buddy_lost(void)
     finish(&w);
 }
 
+/* Ranks lost before an instance began take no part: the survivors'
+ * inputs make the result; an excluded root ends it ROOT_LOST. */
+static void test_excluded(void)
+{
+    world_t w;
+    rng_t r = {13};
+    start(&w, 4, 0, &r);
+    hcrt__dred_exclude(&w.d, 2);
+    CHECK_EQ(w.d.excluded, 2);
+    CHECK(hcrt__dred_arrive(&w.d, 2) != HCRT_OK);
+    for (int k = 0; k < 4; k++)
+        if (k != 2)
+            hcrt__dred_arrive(&w.d, k);
+    drain(&w);
+    for (int guard = 0; w.nfly && guard < 16; guard++) {
+        complete(&w, 0, 1e6);
+        drain(&w);
+    }
+    CHECK_EQ(w.d.state, HCRT_DRED_DONE);
+    item_t *f = find(&w, 0, w.d.final_item);
+    REQUIRE(f, "no final item");
+    CHECK(f->mask == 0xb);
+    CHECK(f->sum == w.raw[0] + w.raw[1] + w.raw[3]);
+    finish(&w);
+    start(&w, 3, 1, &r);
+    hcrt__dred_exclude(&w.d, 1);
+    CHECK_EQ(w.d.state, HCRT_DRED_ROOT_LOST);
+    finish(&w);
+}
+
 int main(int argc, char **argv)
 {
     static const check_case_t cases[] = {
@@ -342,6 +372,7 @@ int main(int argc, char **argv)
         {"fail_points", test_fail_points},
         {"root_lost", test_root_lost},
         {"buddy_lost", test_buddy_lost},
+        {"excluded", test_excluded},
         {NULL, NULL}};
     return check_run(argc, argv, cases);
 }

@@ -91,6 +91,28 @@ void hcrt__fd_ft_init(int detector_on)
                                   "worker rank");
 }
 
+static char why_text[512];
+static atomic_int why_set;
+
+/* A loss before this rank's runtime finished its start-up: the start-up's
+ * collectives (communicators, the DSM, the offload engine) need every
+ * rank, and this rank may wait in one for the lost rank for ever. The
+ * detector's thread ends the job (hcrt__fd_ft_timers), with this line. */
+static void lost_in_startup(fd_state_t *f, int rank)
+{
+    snprintf(why_text, sizeof why_text,
+             "it was lost while rank %d was still in the runtime's start-up, "
+             "whose collectives need every rank",
+             f->rank);
+    atomic_store(&why_set, 1);
+    hcrt__log_plain(HCRT_MOD_FAULT,
+                    "rank %d (host %s) was lost and hcc cannot recover from "
+                    "it: %s; the job ends (FT mode recovers from losses after "
+                    "the start-up: run the job again)",
+                    rank, f->peers[rank].rec.host, why_text);
+    atomic_store(&end_req, 1);
+}
+
 /* This rank learns that `rank` is lost (the detector's thread). */
 void hcrt__fd_ft_lost(int rank)
 {
@@ -105,6 +127,10 @@ void hcrt__fd_ft_lost(int rank)
     pthread_mutex_lock(&count_lock);
     n_losses++;
     pthread_mutex_unlock(&count_lock);
+    if (!atomic_load(&f->started)) {
+        lost_in_startup(f, rank);
+        return;
+    }
     hcrt_info(HCRT_MOD_FAULT, "rank %d is lost; this rank goes on (FT mode)",
               rank);
     /* the modules first (they know what the loss means), then the waits
@@ -121,12 +147,14 @@ void hcrt__fd_on_lost(const fd_msg_t *m)
 }
 
 /* The acting root: can the job go on without the ranks its open report
- * names? Only in FT mode, from the head, outside the shutdown, and when
- * no case is the head or this rank cut off. */
+ * names? Only in FT mode, from the head after its start-up (see
+ * lost_in_startup), outside the shutdown, and when no case is the head or
+ * this rank cut off. */
 int hcrt__fd_ft_survivable(void)
 {
     fd_state_t *f = &hcrt__fd;
-    if (!ft_on || f->rank != 0 || atomic_load(&f->shutting) || f->ending)
+    if (!ft_on || f->rank != 0 || !atomic_load(&f->started) ||
+        atomic_load(&f->shutting) || f->ending)
         return 0;
     for (int i = 0; i < FD_MAX_CASES; i++) {
         const fd_case_t *c = &f->cases[i];
@@ -164,9 +192,6 @@ void hcrt__fd_ft_go_on(void)
     hcrt__fd_kill_failed();
     f->reported = 0; /* a later loss gets its own report */
 }
-
-static char why_text[512];
-static atomic_int why_set;
 
 const char *hcrt__fd_ft_why(void)
 {

@@ -231,6 +231,7 @@ void hcrt__fd_inject_alone(void)
 
 void hcrt__fault_started(void)
 {
+    atomic_store(&hcrt__fd.started, 1);
     hcrt__fd_heartbeat_now();
 }
 

@@ -151,7 +151,11 @@ typedef struct fd_state {
     int conn_fd[FD_MAX_CONNS], conn_rank[FD_MAX_CONNS]; /* accepted */
     uint64_t next_hb, net_error_ns;
     uint64_t frozen_until; /* this rank was stopped: no accusations */
-    int slow_flag, hb_missed_sent;
+    int slow_flag;
+    /* the successor's silence was reported: the next report is due then
+     * (0: none; again while it stays silent, so a report that was dropped
+     * or a case that found it alive never leaves a silent rank unwatched) */
+    uint64_t hb_missed_next;
     _Atomic uint32_t seq;
     fd_corr_t corr;
     fd_case_t cases[FD_MAX_CASES];
@@ -164,6 +168,7 @@ typedef struct fd_state {
     _Atomic uint32_t left_word; /* the main thread waits on it in fini */
     atomic_int sigterm, stop;
     atomic_int shutting; /* this rank's runtime began its shutdown */
+    atomic_int started;  /* this rank's runtime finished its start-up */
     pthread_t thread;
 } fd_state_t;
 
@@ -184,6 +189,7 @@ void hcrt__fd_on_heartbeat(const fd_msg_t *m);
 void hcrt__fd_heartbeat_now(void);
 void hcrt__fd_send_heartbeat(fd_state_t *f);
 void hcrt__fd_watch(fd_state_t *f, uint64_t now);
+uint64_t hcrt__fd_watch_next(const fd_state_t *f);
 void hcrt__fd_on_conn(int i);
 void hcrt__fd_on_succ_conn(fd_state_t *f);
 
@@ -207,8 +213,10 @@ void hcrt__fd_send_hello(int fd);
 
 /* fd_tree.c */
 void hcrt__fd_intake_drain(void);
-void hcrt__fd_symptom(int subject, uint32_t ev, double since, double gap,
-                      const char *doing);
+/* Returns 0 when the symptom was dropped (this rank is frozen, done, or
+ * the subject already lost): a watcher tries again later. */
+int hcrt__fd_symptom(int subject, uint32_t ev, double since, double gap,
+                     const char *doing);
 void hcrt__fd_on_symptom(const fd_msg_t *m);
 void hcrt__fd_on_ack(const fd_msg_t *m);
 void hcrt__fd_tree_timers(uint64_t now);

@@ -107,8 +107,7 @@ static void timers(fd_state_t *f, uint64_t now)
 static uint64_t next_timer(fd_state_t *f)
 {
     uint64_t t = f->next_hb, x;
-    if (f->succ != f->rank && !f->hb_missed_sent &&
-        (x = f->peers[f->succ].last_hb_ns + f->timeout_ns) < t)
+    if ((x = hcrt__fd_watch_next(f)) < t)
         t = x;
     if ((x = hcrt__fd_tree_next()) < t)
         t = x;

@@ -10,6 +10,7 @@
 #include "base/config.h"
 #include "base/log.h"
 #include "libhcrt/fault/fd_int.h"
+#include "libhcrt/fault/ft.h"
 
 hcrt_doing_t hcrt__doing;
 
@@ -143,7 +144,11 @@ static void report_case(const fd_case_t *c)
                                   : "doing something unknown (no heartbeat "
                                     "yet)",
                     f->ft_going_on ? "the job goes on without it (FT mode)"
-                                   : "the job ends");
+                    : hcrt__ft_on() && !atomic_load(&f->started)
+                        ? "the job ends (FT mode cannot go on: this rank was "
+                          "still in the runtime's start-up, whose collectives "
+                          "need every rank; run the job again)"
+                        : "the job ends");
 }
 
 static void json_str(FILE *o, const char *s)

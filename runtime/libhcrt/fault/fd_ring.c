@@ -40,7 +40,7 @@ void hcrt__fd_ring_update(void)
         close(f->succ_fd);
     f->succ_fd = -1;
     f->succ = succ;
-    f->hb_missed_sent = 0;
+    f->hb_missed_next = 0;
     if (succ == f->rank)
         return;
     f->peers[succ].last_hb_ns = hcrt__fd_now();
@@ -59,7 +59,7 @@ void hcrt__fd_on_heartbeat(const fd_msg_t *m)
     if (p->state == P_SUSPECT)
         p->state = P_ALIVE; /* it was only late */
     if (m->h.from == f->succ)
-        f->hb_missed_sent = 0;
+        f->hb_missed_next = 0;
 }
 
 void hcrt__fd_heartbeat_now(void)
@@ -82,19 +82,33 @@ void hcrt__fd_send_heartbeat(fd_state_t *f)
         hcrt__fd_send(f->pred, FD_HB, &m);
 }
 
-/* The successor's heartbeats stopped for the timeout: one symptom, until
- * a heartbeat arrives again. */
+/* When the watch of the successor is due next (UINT64_MAX: never). */
+uint64_t hcrt__fd_watch_next(const fd_state_t *f)
+{
+    if (f->succ == f->rank || f->done || f->peers[f->succ].state == P_FAILED)
+        return UINT64_MAX;
+    uint64_t t = f->peers[f->succ].last_hb_ns + f->timeout_ns;
+    return f->hb_missed_next > t ? f->hb_missed_next : t;
+}
+
+/* The successor's heartbeats stopped for the timeout: a symptom, and
+ * another each timeout and probe time while they stay away. A symptom
+ * this rank drops (it was frozen: fd_main.c) is tried again once the
+ * freeze is over: else a rank stopped while its watcher was descheduled
+ * under load would never be reported, and every wait on it would last. */
 void hcrt__fd_watch(fd_state_t *f, uint64_t now)
 {
-    if (f->succ == f->rank || f->hb_missed_sent || f->done)
+    if (now < hcrt__fd_watch_next(f))
         return;
     fd_peer_t *p = &f->peers[f->succ];
-    if (p->state == P_FAILED || now < p->last_hb_ns + f->timeout_ns)
+    if (!hcrt__fd_symptom(f->succ, FD_EV_HB_MISSED, p->last_hb_t,
+                          (double)(now - p->last_hb_ns) * 1e-9, p->doing)) {
+        f->hb_missed_next =
+            f->frozen_until > now ? f->frozen_until : now + f->period_ns;
         return;
-    f->hb_missed_sent = 1;
+    }
     p->state = P_SUSPECT;
-    hcrt__fd_symptom(f->succ, FD_EV_HB_MISSED, p->last_hb_t,
-                     (double)(now - p->last_hb_ns) * 1e-9, p->doing);
+    f->hb_missed_next = now + f->timeout_ns + (uint64_t)(f->probe_time * 2e9);
 }
 
 /* A presence connection became readable: a hello names the rank at its

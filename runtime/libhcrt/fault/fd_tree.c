@@ -111,18 +111,19 @@ static int route_up(int subject)
     return hcrt__fd_acting_root(subject);
 }
 
-void hcrt__fd_symptom(int subject, uint32_t ev, double since, double gap,
-                      const char *doing)
+int hcrt__fd_symptom(int subject, uint32_t ev, double since, double gap,
+                     const char *doing)
 {
     fd_state_t *f = &hcrt__fd;
     uint64_t now = hcrt__fd_now();
     if (subject < 0 || subject >= f->size || subject == f->rank || f->done ||
         now < f->frozen_until || f->peers[subject].ft_lost)
-        return;
+        return 0;
     fd_symptom_t s = {subject, f->rank, ev, now, since, gap, doing};
     if (hcrt__fd_corr_add(&f->corr, &s))
         hcrt_debug(HCRT_MOD_FAULT, "symptom about rank %d: evidence %#x",
                    subject, ev);
+    return 1;
 }
 
 static void send_acked(int dest, const fd_msg_t *m)
