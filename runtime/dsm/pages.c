@@ -29,6 +29,12 @@ static _Atomic size_t str_gap;     /* its distance from the miss before */
 static _Atomic size_t str_next;    /* page after the last strided run */
 static _Atomic size_t str_d;       /* that run's stride (0: none) */
 static _Atomic int seq_wr, str_wr; /* the streams write what they read */
+/* The calling thread's write stream (write_run): the page after the last
+ * run a write fault made writable, and that run's window. Per thread: the
+ * threads of an OpenMP loop each write their own chunk in order. */
+static _Thread_local size_t wr_next __attribute__((tls_model("initial-exec")));
+static _Thread_local size_t wr_window
+    __attribute__((tls_model("initial-exec")));
 
 void hcrt__dsm_out_of_mappings(void)
 {
@@ -167,6 +173,23 @@ static size_t prefetch_window(size_t idx, int is_write, size_t *stride)
     return w;
 }
 
+/* A write fault at idx (held BUSY, taken from state `from`): how many
+ * pages from idx to make writable at once. A thread whose previous write
+ * fault was at the page before (the page after its last writable run)
+ * writes a sequential stream: its window doubles up to HCRT_DSM_PREFETCH,
+ * like a read stream's, and the following pages in state `from` with the
+ * same home and every flag of `need` (registered as this rank's writes)
+ * are claimed with it, stopping at the first that is not. Anything else
+ * opens one page. */
+static size_t write_run(size_t idx, int home, uint8_t from, uint8_t need)
+{
+    size_t w = idx == wr_next ? doubled(wr_window) : 1;
+    size_t n = w > 1 ? claim_run_s(idx, 1, w, from, home, need) : 1;
+    wr_window = w;
+    wr_next = idx + n;
+    return n;
+}
+
 static void cache_add_s(size_t first, size_t n, size_t stride)
 {
     pthread_mutex_lock(&dsm.cache_lock);
@@ -254,8 +277,13 @@ static int home_fault(size_t idx, int is_write)
          * such pages after it, so a loop that writes what it wrote before
          * faults once per run, not once per page */
         n = claim_run_s(idx, 1, dsm.prefetch_max, PG_RO, dsm.rank, PF_HTRY);
+    else if (is_write)
+        /* read before (the seeded globals, a read fault's run): in a
+         * sequential write stream, the read-only home pages after it */
+        n = write_run(idx, dsm.rank, PG_RO, 0);
     uintptr_t addr = hcrt__dsm_page_addr(idx);
     if (is_write) {
+        wr_next = idx + n; /* the write stream goes on after the run */
         uint64_t tell = 0;
         for (size_t i = 0; i < n; i++)
             tell |= hcrt__dsm_dir_add_writer(idx + i, dsm.rank);
@@ -488,15 +516,25 @@ static void map_live(const fetch_ctx_t *c, int home)
                         (uint8_t)(PF_LIVE | (c->registered ? PF_WREG : 0)));
     }
     live_add(c->idx, c->n); /* so that compaction finds them */
-    if (c->is_write)
-        hcrt__dsm_set_view(c->idx, 1, home, PROT_READ | PROT_WRITE);
+    /* A write miss opens the registered pages of its run: the run is
+     * longer than one page only in a sequential stream (prefetch_window),
+     * and a live page made writable and never written costs nothing more
+     * than its registration, made above for the whole run anyway. */
+    size_t nw = 0;
+    if (c->is_write) {
+        nw = 1;
+        while (nw < c->n &&
+               (atomic_load(&dsm.pages[c->idx + nw].flags) & PF_WREG))
+            nw++;
+        hcrt__dsm_set_view(c->idx, nw, home, PROT_READ | PROT_WRITE);
+        wr_next = c->idx + nw;
+    }
     dsm_count(pages_fetched, c->n);
     dsm_count(bytes_fetched, c->n * DSM_PAGE); /* readable now, not copied */
     dsm_count(shm_pages, c->n);
     DSM_DELAY(DLY_FAULT);
     for (size_t i = 0; i < c->n; i++)
-        atomic_store(&dsm.pages[c->idx + i].state,
-                     i == 0 && c->is_write ? PG_RW : PG_RO);
+        atomic_store(&dsm.pages[c->idx + i].state, i < nw ? PG_RW : PG_RO);
     hcrt__dsm_page_settled();
 }
 
@@ -581,9 +619,11 @@ static void fetch_remote(size_t idx, int home, int is_write, int direct)
     }
     int reg = is_write && !(atomic_load(&dsm.pages[idx].flags) & PF_WREG);
     /* A read miss of a stream whose last pages this rank wrote (a column
-     * updated in place reads row i+1, then writes row i): write-ahead. */
-    int wa = !is_write && w > 1 && !hcrt__dsm_shm_peer(home) &&
-             stream_writes(idx, stride);
+     * updated in place reads row i+1, then writes row i), or a write miss
+     * of a sequential stream (its window is longer than a page only
+     * then): write-ahead, the run arrives writable. */
+    int wa = w > 1 && !hcrt__dsm_shm_peer(home) &&
+             (is_write || stream_writes(idx, stride));
     atomic_store(stride > 1 ? &str_wr : &seq_wr, wa);
     reg |= wa;
     fetch_ctx_t ctx = {.idx = idx,
@@ -664,19 +704,26 @@ static void upgrade_write(size_t idx, int home)
             atomic_fetch_or(&dsm.pages[idx + i * st].flags, PF_WREG);
         DSM_DELAY(DLY_FAULT);
     }
+    /* a sequential write stream: the registered run after it at once */
+    size_t n =
+        write_run(idx, home, PG_RO, (live ? PF_LIVE : PF_CACHED) | PF_WREG);
     if (live) { /* stores go to the master: no twin, nothing to release */
-        hcrt__dsm_set_view(idx, 1, home, PROT_READ | PROT_WRITE);
-        set_state(idx, 1, PG_RW);
+        hcrt__dsm_set_view(idx, n, home, PROT_READ | PROT_WRITE);
+        set_state(idx, n, PG_RW);
         return;
     }
     hcrt_assert(!hcrt__dsm_shm_peer(home)); /* copies: other hosts only */
     uintptr_t addr = hcrt__dsm_page_addr(idx);
-    /* from the alias: a read-ahead trigger page is still PROT_NONE */
-    memcpy(dsm.twins + idx * DSM_PAGE, hcrt__dsm_page_alias(idx), DSM_PAGE);
-    uint8_t f = atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_TRIGGER);
+    uint8_t f = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* from the alias: a read-ahead trigger page is still PROT_NONE */
+        memcpy(dsm.twins + (idx + i) * DSM_PAGE, hcrt__dsm_page_alias(idx + i),
+               DSM_PAGE);
+        f |= atomic_fetch_and(&dsm.pages[idx + i].flags, (uint8_t)~PF_TRIGGER);
+    }
     DSM_DELAY(DLY_FAULT);
-    hcrt__dsm_mprotect(addr, DSM_PAGE, PROT_READ | PROT_WRITE);
-    set_state(idx, 1, PG_RW);
+    hcrt__dsm_mprotect(addr, n * DSM_PAGE, PROT_READ | PROT_WRITE);
+    set_state(idx, n, PG_RW);
     if (f & PF_TRIGGER) /* written before read: the stream goes on */
         read_ahead(home);
 }

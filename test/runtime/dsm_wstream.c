@@ -1,0 +1,119 @@
+/*
+ * dsm_wstream.c - sequential write streams fault once per run, not once
+ * per page (runtime/dsm/pages.c, write_run).
+ *
+ * Rank 0 owns three arrays of 4096 pages. Rank 1 writes the first from
+ * start to end without reading it (write misses), reads the second and
+ * then writes it (write faults on valid pages: live views of rank 0's
+ * memory on the same-host path, cached copies over messages); rank 0
+ * reads the third, its own, and then writes it (home faults on pages it
+ * holds read-only). Each write pass must take at most 4096 / 32 faults:
+ * the pages a stream writes next are made writable with the faulting one,
+ * in runs whose window doubles up to HCRT_DSM_PREFETCH pages. A rank that
+ * writes every other page (no stream) must still fault for each. After a
+ * barrier every rank checks every value. ctest runs it at 2 and 4 ranks,
+ * with the same-host path on and off.
+ */
+#include "dsm_test.h"
+
+#define PAGES 4096
+#define PER (4096 / sizeof(double))
+#define N (PAGES * PER)
+#define MAX_FAULTS (PAGES / 32)
+
+static double value(int arr, size_t i)
+{
+    return (double)arr * 1e7 + (double)i;
+}
+
+static double read_all(const double *a)
+{
+    double s = 0;
+    for (size_t i = 0; i < N; i++)
+        s += a[i];
+    return s;
+}
+
+static void write_all(double *a, int arr)
+{
+    for (size_t i = 0; i < N; i++)
+        a[i] = value(arr, i);
+}
+
+/* The faults (`which`: write or home) of one write pass over `a`. */
+static uint64_t write_pass(double *a, int arr, int home)
+{
+    hcrt_dsm_counters_t c0, c1;
+    hcrt__dsm_counters(&c0);
+    write_all(a, arr);
+    hcrt__dsm_counters(&c1);
+    return home ? c1.home_faults - c0.home_faults
+                : c1.write_faults - c0.write_faults;
+}
+
+static void check_faults(const char *what, uint64_t n, uint64_t lo, uint64_t hi)
+{
+    if (n < lo || n > hi)
+        fprintf(stderr, "rank %d: %s took %llu faults (want %llu..%llu)\n", me,
+                what, (unsigned long long)n, (unsigned long long)lo,
+                (unsigned long long)hi);
+    CHECK(n >= lo && n <= hi);
+}
+
+static void check_all(const double *a, int arr, size_t step)
+{
+    size_t bad = 0;
+    for (size_t i = 0; i < N; i++) {
+        double want = (i / PER) % step == 0 ? value(arr, i) : 0;
+        if (a[i] != want && bad++ < 3)
+            fprintf(stderr, "rank %d: array %d [%zu] = %g, want %g\n", me, arr,
+                    i, a[i], want);
+    }
+    CHECK_EQ(bad, 0);
+}
+
+int main(int argc, char **argv)
+{
+    dsm_test_init(&argc, &argv);
+    double *a[4] = {NULL, NULL, NULL, NULL};
+    if (me == 0)
+        for (int k = 0; k < 4; k++) {
+            a[k] = hcrt__dsm_calloc(N, sizeof(double));
+            CHECK(a[k] != NULL);
+        }
+    for (int k = 0; k < 4; k++)
+        a[k] = dsm_test_share(a[k], 0);
+    CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
+
+    if (me == 1) {
+        check_faults("a write stream over fresh pages", write_pass(a[0], 0, 0),
+                     1, MAX_FAULTS);
+        CHECK(read_all(a[1]) == 0);
+        check_faults("a write stream over pages it read",
+                     write_pass(a[1], 1, 0), 1, MAX_FAULTS);
+        /* every other page: no stream, one fault a page */
+        hcrt_dsm_counters_t c0, c1;
+        CHECK(read_all(a[3]) == 0);
+        hcrt__dsm_counters(&c0);
+        for (size_t p = 0; p < PAGES; p += 2)
+            for (size_t i = 0; i < PER; i++)
+                a[3][p * PER + i] = value(3, p * PER + i);
+        hcrt__dsm_counters(&c1);
+        check_faults("writes to every other page",
+                     c1.write_faults - c0.write_faults, PAGES / 2, PAGES / 2);
+    }
+    if (me == 0) {
+        CHECK(read_all(a[2]) == 0);
+        check_faults("the home's write stream over pages it read",
+                     write_pass(a[2], 2, 1), 1, MAX_FAULTS);
+    }
+    CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
+    for (int k = 0; k < 3; k++)
+        check_all(a[k], k, 1);
+    check_all(a[3], 3, 2);
+    CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
+    if (me == 0)
+        for (int k = 0; k < 4; k++)
+            hcrt__dsm_free(a[k]);
+    return dsm_test_finish("dsm_wstream");
+}
