@@ -29,11 +29,19 @@ static _Atomic size_t str_gap;     /* its distance from the miss before */
 static _Atomic size_t str_next;    /* page after the last strided run */
 static _Atomic size_t str_d;       /* that run's stride (0: none) */
 static _Atomic int seq_wr, str_wr; /* the streams write what they read */
-/* The calling thread's write stream (write_run): the page after the last
- * run a write fault made writable, and that run's window. Per thread: the
- * threads of an OpenMP loop each write their own chunk in order. */
-static _Thread_local size_t wr_next __attribute__((tls_model("initial-exec")));
-static _Thread_local size_t wr_window
+/* The calling thread's write streams (write_run): the page after the
+ * last run a write fault of the stream made writable, and that run's
+ * window. Per thread (the threads of an OpenMP loop each write their own
+ * chunk in order), several at once (a loop nest that writes planes i3 and
+ * i3 + 1 of an array, or two arrays, interleaves as many streams); the
+ * oldest stream gives its slot to a new one. */
+#define WR_STREAMS 8
+typedef struct wstream {
+    size_t next, window;
+} wstream_t;
+static _Thread_local wstream_t wr[WR_STREAMS]
+    __attribute__((tls_model("initial-exec")));
+static _Thread_local unsigned wr_oldest
     __attribute__((tls_model("initial-exec")));
 
 void hcrt__dsm_out_of_mappings(void)
@@ -181,12 +189,43 @@ static size_t prefetch_window(size_t idx, int is_write, size_t *stride)
  * same home and every flag of `need` (registered as this rank's writes)
  * are claimed with it, stopping at the first that is not. Anything else
  * opens one page. */
+static wstream_t *write_find(size_t idx)
+{
+    for (int i = 0; i < WR_STREAMS; i++)
+        if (wr[i].next == idx) /* page 0 is the guard: never a stream's */
+            return &wr[i];
+    return NULL;
+}
+
+/* The window of a write fault at idx: doubled if it goes on a stream. */
+static size_t write_window(size_t idx)
+{
+    wstream_t *s = write_find(idx);
+    return s ? doubled(s->window) : 1;
+}
+
+/* A write fault at idx with window w made n pages from idx writable: its
+ * stream (or a new one, in the oldest stream's slot) goes on after them,
+ * and after the writable pages that follow (a read-ahead run installed
+ * writable, written before): its next fault is further on. */
+static void write_ran(size_t idx, size_t n, size_t w)
+{
+    wstream_t *s = write_find(idx);
+    if (!s)
+        s = &wr[wr_oldest++ % WR_STREAMS];
+    dsm_area_t *a = hcrt__dsm_area_of_page(idx);
+    size_t end = a->first + a->len / DSM_PAGE, m = n;
+    while (m < n + dsm.prefetch_max && idx + m < end &&
+           atomic_load(&dsm.pages[idx + m].state) == PG_RW)
+        m++;
+    *s = (wstream_t){idx + m, w > n ? w : n};
+}
+
 static size_t write_run(size_t idx, int home, uint8_t from, uint8_t need)
 {
-    size_t w = idx == wr_next ? doubled(wr_window) : 1;
+    size_t w = write_window(idx);
     size_t n = w > 1 ? claim_run_s(idx, 1, w, from, home, need) : 1;
-    wr_window = w;
-    wr_next = idx + n;
+    write_ran(idx, n, w);
     return n;
 }
 
@@ -255,6 +294,27 @@ static size_t claim_home_run(size_t idx)
     return n;
 }
 
+/* The run a home fault at idx (claimed from state st) takes. */
+static size_t home_run(size_t idx, uint8_t st, int is_write)
+{
+    size_t n;
+    if (st == PG_INV)
+        n = claim_home_run(idx);
+    else if (!(atomic_load(&dsm.pages[idx].flags) & PF_HTRY))
+        /* a write to a page read before (the seeded globals, a read
+         * fault's run): in a sequential write stream, the read-only home
+         * pages after it */
+        return write_run(idx, dsm.rank, PG_RO, 0);
+    else
+        /* protected again for a reader (retire_home_writes): the run of
+         * such pages after it, so a loop that writes what it wrote before
+         * faults once per run, not once per page */
+        n = claim_run_s(idx, 1, dsm.prefetch_max, PG_RO, dsm.rank, PF_HTRY);
+    if (is_write)
+        write_ran(idx, n, n); /* a write stream goes on after the run */
+    return n;
+}
+
 static int home_fault(size_t idx, int is_write)
 {
     uint8_t st = atomic_load(&dsm.pages[idx].state);
@@ -269,21 +329,9 @@ static int home_fault(size_t idx, int is_write)
     if (!claim(idx, st) || !still_homed(idx, dsm.rank, st))
         return 0;
     DSM_DELAY(DLY_FAULT);
-    size_t n = 1;
-    if (st == PG_INV)
-        n = claim_home_run(idx);
-    else if (is_write && (atomic_load(&dsm.pages[idx].flags) & PF_HTRY))
-        /* protected again for a reader (retire_home_writes): the run of
-         * such pages after it, so a loop that writes what it wrote before
-         * faults once per run, not once per page */
-        n = claim_run_s(idx, 1, dsm.prefetch_max, PG_RO, dsm.rank, PF_HTRY);
-    else if (is_write)
-        /* read before (the seeded globals, a read fault's run): in a
-         * sequential write stream, the read-only home pages after it */
-        n = write_run(idx, dsm.rank, PG_RO, 0);
+    size_t n = home_run(idx, st, is_write);
     uintptr_t addr = hcrt__dsm_page_addr(idx);
     if (is_write) {
-        wr_next = idx + n; /* the write stream goes on after the run */
         uint64_t tell = 0;
         for (size_t i = 0; i < n; i++)
             tell |= hcrt__dsm_dir_add_writer(idx + i, dsm.rank);
@@ -527,7 +575,7 @@ static void map_live(const fetch_ctx_t *c, int home)
                (atomic_load(&dsm.pages[c->idx + nw].flags) & PF_WREG))
             nw++;
         hcrt__dsm_set_view(c->idx, nw, home, PROT_READ | PROT_WRITE);
-        wr_next = c->idx + nw;
+        write_ran(c->idx, nw, c->n);
     }
     dsm_count(pages_fetched, c->n);
     dsm_count(bytes_fetched, c->n * DSM_PAGE); /* readable now, not copied */
@@ -609,6 +657,8 @@ static void fetch_remote(size_t idx, int home, int is_write, int direct)
     size_t stride, w = prefetch_window(idx, is_write, &stride);
     if (stride > 1 && hcrt__dsm_shm_peer(home))
         stride = 1, w = 1; /* same host: live mappings, no strided path */
+    if (is_write && write_window(idx) > w) /* one of this thread's */
+        w = write_window(idx);             /* write streams */
     size_t n = claim_run_s(idx, stride, w, PG_INV, home, 0);
     if (stride > 1) {
         atomic_store(&str_next, idx + n * stride);
@@ -651,6 +701,8 @@ static void fetch_remote(size_t idx, int home, int is_write, int direct)
         hcrt__dsm_submit(&op);
         hcrt__dsm_wait(&op);
     }
+    if (is_write)
+        write_ran(idx, wa ? n : 1, n);
     if (!is_write && n == dsm.prefetch_max && n > 1) {
         read_ahead(home); /* two runs in flight: transfer of one overlaps */
         read_ahead(home); /* the installation of the other */

@@ -11,8 +11,11 @@
  * the pages a stream writes next are made writable with the faulting one,
  * in runs whose window doubles up to HCRT_DSM_PREFETCH pages. A rank that
  * writes every other page (no stream) must still fault for each. After a
- * barrier every rank checks every value. ctest runs it at 2 and 4 ranks,
- * with the same-host path on and off.
+ * barrier every rank checks every value. Then the same, with three
+ * arrays of 1024 pages written in turn a page at a time (interleaved
+ * streams, as a loop nest that writes two planes of one array, or two
+ * arrays, makes them): at most 3 * 1024 / 32 faults. ctest runs it at 2
+ * and 4 ranks, with the same-host path on and off.
  */
 #include "dsm_test.h"
 
@@ -60,10 +63,35 @@ static void check_faults(const char *what, uint64_t n, uint64_t lo, uint64_t hi)
     CHECK(n >= lo && n <= hi);
 }
 
-static void check_all(const double *a, int arr, size_t step)
+/* Interleaved streams: page p of arrays b[0], b[1], b[2], then page p + 1
+ * of each, ... (arrays of PAGES / 4 pages, numbered arr, arr + 1, ...);
+ * returns the write (or home) faults they took. */
+static uint64_t write_3(double **b, int arr, int home)
+{
+    hcrt_dsm_counters_t c0, c1;
+    hcrt__dsm_counters(&c0);
+    for (size_t p = 0; p < PAGES / 4; p++)
+        for (int k = 0; k < 3; k++)
+            for (size_t i = p * PER; i < (p + 1) * PER; i++)
+                b[k][i] = value(arr + k, i);
+    hcrt__dsm_counters(&c1);
+    return home ? c1.home_faults - c0.home_faults
+                : c1.write_faults - c0.write_faults;
+}
+
+static double read_3(double **b)
+{
+    double s = 0;
+    for (int k = 0; k < 3; k++)
+        for (size_t i = 0; i < N / 4; i++)
+            s += b[k][i];
+    return s;
+}
+
+static void check_all(const double *a, int arr, size_t step, size_t n)
 {
     size_t bad = 0;
-    for (size_t i = 0; i < N; i++) {
+    for (size_t i = 0; i < n; i++) {
         double want = (i / PER) % step == 0 ? value(arr, i) : 0;
         if (a[i] != want && bad++ < 3)
             fprintf(stderr, "rank %d: array %d [%zu] = %g, want %g\n", me, arr,
@@ -75,14 +103,15 @@ static void check_all(const double *a, int arr, size_t step)
 int main(int argc, char **argv)
 {
     dsm_test_init(&argc, &argv);
-    double *a[4] = {NULL, NULL, NULL, NULL};
-    if (me == 0)
-        for (int k = 0; k < 4; k++) {
-            a[k] = hcrt__dsm_calloc(N, sizeof(double));
+    /* a[0..3]: PAGES pages each; a[4..12]: PAGES / 4 */
+    double *a[13] = {NULL};
+    for (int k = 0; k < 13; k++) {
+        if (me == 0) {
+            a[k] = hcrt__dsm_calloc(k < 4 ? N : N / 4, sizeof(double));
             CHECK(a[k] != NULL);
         }
-    for (int k = 0; k < 4; k++)
         a[k] = dsm_test_share(a[k], 0);
+    }
     CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
 
     if (me == 1) {
@@ -102,18 +131,27 @@ int main(int argc, char **argv)
         check_faults("writes to every other page",
                      c1.write_faults - c0.write_faults, PAGES / 2, PAGES / 2);
     }
+    if (me == 1) {
+        check_faults("three interleaved write streams over fresh pages",
+                     write_3(a + 4, 4, 0), 1, 3 * MAX_FAULTS / 4);
+        CHECK(read_3(a + 7) == 0);
+        check_faults("three interleaved write streams over pages it read",
+                     write_3(a + 7, 7, 0), 1, 3 * MAX_FAULTS / 4);
+    }
     if (me == 0) {
         CHECK(read_all(a[2]) == 0);
         check_faults("the home's write stream over pages it read",
                      write_pass(a[2], 2, 1), 1, MAX_FAULTS);
+        CHECK(read_3(a + 10) == 0);
+        check_faults("the home's three interleaved write streams",
+                     write_3(a + 10, 10, 1), 1, 3 * MAX_FAULTS / 4);
     }
     CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
-    for (int k = 0; k < 3; k++)
-        check_all(a[k], k, 1);
-    check_all(a[3], 3, 2);
+    for (int k = 0; k < 13; k++)
+        check_all(a[k], k, k == 3 ? 2 : 1, k < 4 ? N : N / 4);
     CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
     if (me == 0)
-        for (int k = 0; k < 4; k++)
+        for (int k = 0; k < 13; k++)
             hcrt__dsm_free(a[k]);
     return dsm_test_finish("dsm_wstream");
 }
