@@ -294,6 +294,39 @@ static size_t claim_home_run(size_t idx)
     return n;
 }
 
+/* The ranks that may hold copies of this rank's pages: those of other
+ * hosts (same-host ranks map the master, shm.c). */
+static uint64_t copy_holders(void)
+{
+    uint64_t m = 0;
+    for (int r = 0; r < dsm.size && r < 64; r++)
+        if (r != dsm.rank && !hcrt__dsm_shm_peer(r))
+            m |= 1ULL << r;
+    return m;
+}
+
+/* write_run for a write fault on a read-only home page: the run stops
+ * before a page a rank of another host writes. The last run of a stream
+ * reaches past what the loop writes, and registering the home as a
+ * second writer of such a page would take its writer's exempt copy away
+ * for good (a refetch after every barrier: retire_home_writes only gives
+ * back pages the home alone writes). A page nobody else writes costs at
+ * most its readers' exempt copies until retire_home_writes returns them. */
+static size_t home_write_run(size_t idx)
+{
+    size_t w = write_window(idx), n = 1;
+    dsm_area_t *a = hcrt__dsm_area_of_page(idx);
+    size_t end = a->first + a->len / DSM_PAGE;
+    uint64_t others = w > 1 ? copy_holders() : 0;
+    while (n < w && idx + n < end &&
+           hcrt__dsm_home_known(idx + n) == dsm.rank &&
+           !(atomic_load(&dsm.dir[idx + n].writers) & others) &&
+           claim(idx + n, PG_RO) && still_homed(idx + n, dsm.rank, PG_RO))
+        n++;
+    write_ran(idx, n, w);
+    return n;
+}
+
 /* The run a home fault at idx (claimed from state st) takes. */
 static size_t home_run(size_t idx, uint8_t st, int is_write)
 {
@@ -304,7 +337,7 @@ static size_t home_run(size_t idx, uint8_t st, int is_write)
         /* a write to a page read before (the seeded globals, a read
          * fault's run): in a sequential write stream, the read-only home
          * pages after it */
-        return write_run(idx, dsm.rank, PG_RO, 0);
+        return home_write_run(idx);
     else
         /* protected again for a reader (retire_home_writes): the run of
          * such pages after it, so a loop that writes what it wrote before

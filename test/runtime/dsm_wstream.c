@@ -100,6 +100,50 @@ static void check_all(const double *a, int arr, size_t step, size_t n)
     CHECK_EQ(bad, 0);
 }
 
+/* The home's stream over w (1000 pages it read) must stop before x, the
+ * pages right after it that rank 1 writes: registering the home as a
+ * second writer of x would take rank 1's exempt copy away for good (over
+ * messages: a refetch of x after every barrier). w and x share one
+ * page-aligned block of N / 2 doubles; w's length is no multiple of the
+ * window, so the stream's last run (up to 64 pages) reaches into x. */
+#define W_LEN (1000 * PER)
+#define X_LEN (N / 2 - W_LEN)
+
+static double sum(const double *a, size_t n)
+{
+    double s = 0;
+    for (size_t i = 0; i < n; i++)
+        s += a[i];
+    return s;
+}
+
+static void other_writer_kept(double *w)
+{
+    double *x = w + W_LEN;
+    if (me == 1)
+        for (size_t i = 0; i < X_LEN; i++)
+            x[i] = 1;
+    CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
+    if (me == 0) {
+        CHECK(sum(w, W_LEN) == 0 && sum(x, X_LEN) == (double)X_LEN);
+        for (size_t i = 0; i < W_LEN; i++)
+            w[i] = 2;
+    }
+    CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
+    hcrt_dsm_counters_t c0, c1;
+    hcrt__dsm_counters(&c0);
+    if (me == 1)
+        CHECK(sum(x, X_LEN) == (double)X_LEN);
+    hcrt__dsm_counters(&c1);
+    const char *shm = getenv("HCRT_DSM_SHM");
+    if (me == 1 && shm && strcmp(shm, "0") == 0)
+        check_faults("pages of its own array fetched again after the home "
+                     "wrote the array before it",
+                     c1.pages_fetched - c0.pages_fetched, 0, 0);
+    CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
+    CHECK(sum(w, W_LEN) == 2.0 * W_LEN && sum(x, X_LEN) == (double)X_LEN);
+}
+
 int main(int argc, char **argv)
 {
     dsm_test_init(&argc, &argv);
@@ -147,11 +191,22 @@ int main(int argc, char **argv)
                      write_3(a + 10, 10, 1), 1, 3 * MAX_FAULTS / 4);
     }
     CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
+    double *wx = NULL;
+    if (me == 0) {
+        /* fresh pages: zero without a store, invalid at the home */
+        wx = hcrt__dsm_calloc(N / 2, sizeof(double));
+        CHECK(wx != NULL && (uintptr_t)wx % 4096 == 0);
+    }
+    wx = dsm_test_share(wx, 0);
+    CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
+    other_writer_kept(wx);
     for (int k = 0; k < 13; k++)
         check_all(a[k], k, k == 3 ? 2 : 1, k < 4 ? N : N / 4);
     CHECK_EQ(hcrt__dsm_barrier(), HCRT_OK);
     if (me == 0)
         for (int k = 0; k < 13; k++)
             hcrt__dsm_free(a[k]);
+    if (me == 0)
+        hcrt__dsm_free(wx);
     return dsm_test_finish("dsm_wstream");
 }
