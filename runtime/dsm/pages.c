@@ -181,14 +181,7 @@ static size_t prefetch_window(size_t idx, int is_write, size_t *stride)
     return w;
 }
 
-/* A write fault at idx (held BUSY, taken from state `from`): how many
- * pages from idx to make writable at once. A thread whose previous write
- * fault was at the page before (the page after its last writable run)
- * writes a sequential stream: its window doubles up to HCRT_DSM_PREFETCH,
- * like a read stream's, and the following pages in state `from` with the
- * same home and every flag of `need` (registered as this rank's writes)
- * are claimed with it, stopping at the first that is not. Anything else
- * opens one page. */
+/* The calling thread's write stream that goes on at page idx, if any. */
 static wstream_t *write_find(size_t idx)
 {
     for (int i = 0; i < WR_STREAMS; i++)
@@ -221,6 +214,14 @@ static void write_ran(size_t idx, size_t n, size_t w)
     *s = (wstream_t){idx + m, w > n ? w : n};
 }
 
+/* A write fault at idx (held BUSY, taken from state `from`): how many
+ * pages from idx to make writable at once. A thread whose previous write
+ * fault of a stream ended its run at the page before (the page after its
+ * last writable run) writes in order: the stream's window doubles up to
+ * HCRT_DSM_PREFETCH, like a read stream's, and the following pages in
+ * state `from` with the same home and every flag of `need` (registered
+ * as this rank's writes) are claimed with it, stopping at the first that
+ * is not. Anything else opens one page and starts a stream. */
 static size_t write_run(size_t idx, int home, uint8_t from, uint8_t need)
 {
     size_t w = write_window(idx);
