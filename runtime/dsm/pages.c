@@ -29,6 +29,20 @@ static _Atomic size_t str_gap;     /* its distance from the miss before */
 static _Atomic size_t str_next;    /* page after the last strided run */
 static _Atomic size_t str_d;       /* that run's stride (0: none) */
 static _Atomic int seq_wr, str_wr; /* the streams write what they read */
+/* The calling thread's write streams (write_run): the page after the
+ * last run a write fault of the stream made writable, and that run's
+ * window. Per thread (the threads of an OpenMP loop each write their own
+ * chunk in order), several at once (a loop nest that writes planes i3 and
+ * i3 + 1 of an array, or two arrays, interleaves as many streams); the
+ * oldest stream gives its slot to a new one. */
+#define WR_STREAMS 8
+typedef struct wstream {
+    size_t next, window;
+} wstream_t;
+static _Thread_local wstream_t wr[WR_STREAMS]
+    __attribute__((tls_model("initial-exec")));
+static _Thread_local unsigned wr_oldest
+    __attribute__((tls_model("initial-exec")));
 
 void hcrt__dsm_out_of_mappings(void)
 {
@@ -167,6 +181,55 @@ static size_t prefetch_window(size_t idx, int is_write, size_t *stride)
     return w;
 }
 
+/* The calling thread's write stream that goes on at page idx, if any. */
+static wstream_t *write_find(size_t idx)
+{
+    for (int i = 0; i < WR_STREAMS; i++)
+        if (wr[i].next == idx) /* page 0 is the guard: never a stream's */
+            return &wr[i];
+    return NULL;
+}
+
+/* The window of a write fault at idx: doubled if it goes on a stream. */
+static size_t write_window(size_t idx)
+{
+    wstream_t *s = write_find(idx);
+    return s ? doubled(s->window) : 1;
+}
+
+/* A write fault at idx with window w made n pages from idx writable: its
+ * stream (or a new one, in the oldest stream's slot) goes on after them,
+ * and after the writable pages that follow (a read-ahead run installed
+ * writable, written before): its next fault is further on. */
+static void write_ran(size_t idx, size_t n, size_t w)
+{
+    wstream_t *s = write_find(idx);
+    if (!s)
+        s = &wr[wr_oldest++ % WR_STREAMS];
+    dsm_area_t *a = hcrt__dsm_area_of_page(idx);
+    size_t end = a->first + a->len / DSM_PAGE, m = n;
+    while (m < n + dsm.prefetch_max && idx + m < end &&
+           atomic_load(&dsm.pages[idx + m].state) == PG_RW)
+        m++;
+    *s = (wstream_t){idx + m, w > n ? w : n};
+}
+
+/* A write fault at idx (held BUSY, taken from state `from`): how many
+ * pages from idx to make writable at once. A thread whose previous write
+ * fault of a stream ended its run at the page before (the page after its
+ * last writable run) writes in order: the stream's window doubles up to
+ * HCRT_DSM_PREFETCH, like a read stream's, and the following pages in
+ * state `from` with the same home and every flag of `need` (registered
+ * as this rank's writes) are claimed with it, stopping at the first that
+ * is not. Anything else opens one page and starts a stream. */
+static size_t write_run(size_t idx, int home, uint8_t from, uint8_t need)
+{
+    size_t w = write_window(idx);
+    size_t n = w > 1 ? claim_run_s(idx, 1, w, from, home, need) : 1;
+    write_ran(idx, n, w);
+    return n;
+}
+
 static void cache_add_s(size_t first, size_t n, size_t stride)
 {
     pthread_mutex_lock(&dsm.cache_lock);
@@ -232,6 +295,60 @@ static size_t claim_home_run(size_t idx)
     return n;
 }
 
+/* The ranks that may hold copies of this rank's pages: those of other
+ * hosts (same-host ranks map the master, shm.c). */
+static uint64_t copy_holders(void)
+{
+    uint64_t m = 0;
+    for (int r = 0; r < dsm.size && r < 64; r++)
+        if (r != dsm.rank && !hcrt__dsm_shm_peer(r))
+            m |= 1ULL << r;
+    return m;
+}
+
+/* write_run for a write fault on a read-only home page: the run stops
+ * before a page a rank of another host writes. The last run of a stream
+ * reaches past what the loop writes, and registering the home as a
+ * second writer of such a page would take its writer's exempt copy away
+ * for good (a refetch after every barrier: retire_home_writes only gives
+ * back pages the home alone writes). A page nobody else writes costs at
+ * most its readers' exempt copies until retire_home_writes returns them. */
+static size_t home_write_run(size_t idx)
+{
+    size_t w = write_window(idx), n = 1;
+    dsm_area_t *a = hcrt__dsm_area_of_page(idx);
+    size_t end = a->first + a->len / DSM_PAGE;
+    uint64_t others = w > 1 ? copy_holders() : 0;
+    while (n < w && idx + n < end &&
+           hcrt__dsm_home_known(idx + n) == dsm.rank &&
+           !(atomic_load(&dsm.dir[idx + n].writers) & others) &&
+           claim(idx + n, PG_RO) && still_homed(idx + n, dsm.rank, PG_RO))
+        n++;
+    write_ran(idx, n, w);
+    return n;
+}
+
+/* The run a home fault at idx (claimed from state st) takes. */
+static size_t home_run(size_t idx, uint8_t st, int is_write)
+{
+    size_t n;
+    if (st == PG_INV)
+        n = claim_home_run(idx);
+    else if (!(atomic_load(&dsm.pages[idx].flags) & PF_HTRY))
+        /* a write to a page read before (the seeded globals, a read
+         * fault's run): in a sequential write stream, the read-only home
+         * pages after it */
+        return home_write_run(idx);
+    else
+        /* protected again for a reader (retire_home_writes): the run of
+         * such pages after it, so a loop that writes what it wrote before
+         * faults once per run, not once per page */
+        n = claim_run_s(idx, 1, dsm.prefetch_max, PG_RO, dsm.rank, PF_HTRY);
+    if (is_write)
+        write_ran(idx, n, n); /* a write stream goes on after the run */
+    return n;
+}
+
 static int home_fault(size_t idx, int is_write)
 {
     uint8_t st = atomic_load(&dsm.pages[idx].state);
@@ -246,14 +363,7 @@ static int home_fault(size_t idx, int is_write)
     if (!claim(idx, st) || !still_homed(idx, dsm.rank, st))
         return 0;
     DSM_DELAY(DLY_FAULT);
-    size_t n = 1;
-    if (st == PG_INV)
-        n = claim_home_run(idx);
-    else if (is_write && (atomic_load(&dsm.pages[idx].flags) & PF_HTRY))
-        /* protected again for a reader (retire_home_writes): the run of
-         * such pages after it, so a loop that writes what it wrote before
-         * faults once per run, not once per page */
-        n = claim_run_s(idx, 1, dsm.prefetch_max, PG_RO, dsm.rank, PF_HTRY);
+    size_t n = home_run(idx, st, is_write);
     uintptr_t addr = hcrt__dsm_page_addr(idx);
     if (is_write) {
         uint64_t tell = 0;
@@ -488,15 +598,25 @@ static void map_live(const fetch_ctx_t *c, int home)
                         (uint8_t)(PF_LIVE | (c->registered ? PF_WREG : 0)));
     }
     live_add(c->idx, c->n); /* so that compaction finds them */
-    if (c->is_write)
-        hcrt__dsm_set_view(c->idx, 1, home, PROT_READ | PROT_WRITE);
+    /* A write miss opens the registered pages of its run: the run is
+     * longer than one page only in a sequential stream (prefetch_window),
+     * and a live page made writable and never written costs nothing more
+     * than its registration, made above for the whole run anyway. */
+    size_t nw = 0;
+    if (c->is_write) {
+        nw = 1;
+        while (nw < c->n &&
+               (atomic_load(&dsm.pages[c->idx + nw].flags) & PF_WREG))
+            nw++;
+        hcrt__dsm_set_view(c->idx, nw, home, PROT_READ | PROT_WRITE);
+        write_ran(c->idx, nw, c->n);
+    }
     dsm_count(pages_fetched, c->n);
     dsm_count(bytes_fetched, c->n * DSM_PAGE); /* readable now, not copied */
     dsm_count(shm_pages, c->n);
     DSM_DELAY(DLY_FAULT);
     for (size_t i = 0; i < c->n; i++)
-        atomic_store(&dsm.pages[c->idx + i].state,
-                     i == 0 && c->is_write ? PG_RW : PG_RO);
+        atomic_store(&dsm.pages[c->idx + i].state, i < nw ? PG_RW : PG_RO);
     hcrt__dsm_page_settled();
 }
 
@@ -571,6 +691,8 @@ static void fetch_remote(size_t idx, int home, int is_write, int direct)
     size_t stride, w = prefetch_window(idx, is_write, &stride);
     if (stride > 1 && hcrt__dsm_shm_peer(home))
         stride = 1, w = 1; /* same host: live mappings, no strided path */
+    if (is_write && write_window(idx) > w) /* one of this thread's */
+        w = write_window(idx);             /* write streams */
     size_t n = claim_run_s(idx, stride, w, PG_INV, home, 0);
     if (stride > 1) {
         atomic_store(&str_next, idx + n * stride);
@@ -581,9 +703,11 @@ static void fetch_remote(size_t idx, int home, int is_write, int direct)
     }
     int reg = is_write && !(atomic_load(&dsm.pages[idx].flags) & PF_WREG);
     /* A read miss of a stream whose last pages this rank wrote (a column
-     * updated in place reads row i+1, then writes row i): write-ahead. */
-    int wa = !is_write && w > 1 && !hcrt__dsm_shm_peer(home) &&
-             stream_writes(idx, stride);
+     * updated in place reads row i+1, then writes row i), or a write miss
+     * of a sequential stream (its window is longer than a page only
+     * then): write-ahead, the run arrives writable. */
+    int wa = w > 1 && !hcrt__dsm_shm_peer(home) &&
+             (is_write || stream_writes(idx, stride));
     atomic_store(stride > 1 ? &str_wr : &seq_wr, wa);
     reg |= wa;
     fetch_ctx_t ctx = {.idx = idx,
@@ -611,6 +735,8 @@ static void fetch_remote(size_t idx, int home, int is_write, int direct)
         hcrt__dsm_submit(&op);
         hcrt__dsm_wait(&op);
     }
+    if (is_write)
+        write_ran(idx, wa ? n : 1, n);
     if (!is_write && n == dsm.prefetch_max && n > 1) {
         read_ahead(home); /* two runs in flight: transfer of one overlaps */
         read_ahead(home); /* the installation of the other */
@@ -664,19 +790,26 @@ static void upgrade_write(size_t idx, int home)
             atomic_fetch_or(&dsm.pages[idx + i * st].flags, PF_WREG);
         DSM_DELAY(DLY_FAULT);
     }
+    /* a sequential write stream: the registered run after it at once */
+    size_t n =
+        write_run(idx, home, PG_RO, (live ? PF_LIVE : PF_CACHED) | PF_WREG);
     if (live) { /* stores go to the master: no twin, nothing to release */
-        hcrt__dsm_set_view(idx, 1, home, PROT_READ | PROT_WRITE);
-        set_state(idx, 1, PG_RW);
+        hcrt__dsm_set_view(idx, n, home, PROT_READ | PROT_WRITE);
+        set_state(idx, n, PG_RW);
         return;
     }
     hcrt_assert(!hcrt__dsm_shm_peer(home)); /* copies: other hosts only */
     uintptr_t addr = hcrt__dsm_page_addr(idx);
-    /* from the alias: a read-ahead trigger page is still PROT_NONE */
-    memcpy(dsm.twins + idx * DSM_PAGE, hcrt__dsm_page_alias(idx), DSM_PAGE);
-    uint8_t f = atomic_fetch_and(&dsm.pages[idx].flags, (uint8_t)~PF_TRIGGER);
+    uint8_t f = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* from the alias: a read-ahead trigger page is still PROT_NONE */
+        memcpy(dsm.twins + (idx + i) * DSM_PAGE, hcrt__dsm_page_alias(idx + i),
+               DSM_PAGE);
+        f |= atomic_fetch_and(&dsm.pages[idx + i].flags, (uint8_t)~PF_TRIGGER);
+    }
     DSM_DELAY(DLY_FAULT);
-    hcrt__dsm_mprotect(addr, DSM_PAGE, PROT_READ | PROT_WRITE);
-    set_state(idx, 1, PG_RW);
+    hcrt__dsm_mprotect(addr, n * DSM_PAGE, PROT_READ | PROT_WRITE);
+    set_state(idx, n, PG_RW);
     if (f & PF_TRIGGER) /* written before read: the stream goes on */
         read_ahead(home);
 }
