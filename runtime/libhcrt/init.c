@@ -164,6 +164,23 @@ static void stats_sections_init(void)
 
 static void on_exit_handler(int status, void *arg);
 
+static void debug_up(void)
+{
+    const hcrt_node_info_t *node = hcrt__node_info();
+    int cores, pus;
+
+    hcrt__node_cores(&cores, &pus);
+    hcrt_debug(HCRT_MOD_CORE,
+               "rank %d of %d up on %s: %d cores, %d PUs; %s: local rank %d "
+               "of %d, node id %d of %d host(s)",
+               rank, size, node->host, cores, pus,
+               node->have_pmix        ? "PMIx"
+               : hcrt__proc_has_mpi() ? "no PMIx (singleton)"
+                                      : "no launcher, no MPI",
+               node->local_rank, node->local_size, node->node_id,
+               node->num_hosts);
+}
+
 hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
 {
     pthread_mutex_lock(&init_lock);
@@ -201,16 +218,8 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
         hcrt__config_print(stderr);
     stats_sections_init();
     on_exit(on_exit_handler, NULL);
-    const hcrt_node_info_t *node = hcrt__node_info();
-    hcrt_debug(HCRT_MOD_CORE,
-               "rank %d of %d up on %s: %d cores, %d PUs; %s: local rank %d "
-               "of %d, node id %d of %d host(s)",
-               rank, size, node->host, node->cores, node->pus,
-               node->have_pmix        ? "PMIx"
-               : hcrt__proc_has_mpi() ? "no PMIx (singleton)"
-                                      : "no launcher, no MPI",
-               node->local_rank, node->local_size, node->node_id,
-               node->num_hosts);
+    if (hcrt__log_on(HCRT_MOD_CORE, HCRT_LOG_DEBUG))
+        debug_up();
     hcrt__doing_set(mode == MODE_MAIN && rank > 0 ? HCRT_DOING_IDLE
                                                   : HCRT_DOING_MAIN,
                     NULL);
