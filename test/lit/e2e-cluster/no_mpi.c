@@ -1,7 +1,8 @@
 // `./prog` without a launcher is a job of one rank that runs without MPI:
 // no MPI_Init (Open MPI's singleton start-up opens dozens of components and
 // reads every PCI device: ~25 ms of CPU, ten times an empty OpenMP
-// program), and no Open MPI component is loaded. Statistics and the trace
+// program), and no Open MPI component is loaded; nor does hwloc run unless
+// the node's cores are asked for. Statistics and the trace
 // still come out. A hybrid program that calls MPI_Init itself after a
 // parallel region gets its own MPI, reduces over it, finalises it, and
 // runs regions after that: the runtime calls no MPI after the program's
@@ -12,9 +13,12 @@
 // RUN: %hcc -fopenmp -O1 %s -o %t
 // RUN: env OMP_NUM_THREADS=3 LD_DEBUG=files %t 2> %t.ld | FileCheck --check-prefix=ALONE %s
 // ALONE: threads 3 mpi 0 nodes 1
-// The dynamic loader's log is real (it lists libomp), and names no component:
+// The dynamic loader's log is real (it lists libomp), and names no Open MPI
+// component, nor a hwloc plugin: hwloc runs only when the statistics ask
+// for the node's cores (below).
 // RUN: grep -q "file=.*libomp" %t.ld
 // RUN: not grep "mca_" %t.ld
+// RUN: not grep "hwloc/hwloc_" %t.ld
 // RUN: bash %S/Inputs/status.sh timeout -k 5 60 env OMP_NUM_THREADS=3 %t mpi | FileCheck --check-prefix=HYBRID %s
 // HYBRID: threads 3 mpi 0 nodes 1
 // HYBRID-NEXT: MPI_Init by the program: rank 0 of 1, sum 1
@@ -25,6 +29,8 @@
 // STATS: threads 2 mpi 0 nodes 1
 // STATS: ==== hcrt statistics: 1 node(s)
 // STATS: ---- nodes
+// STATS-NEXT: node host
+// STATS-NEXT: {{^0 +[^ ]+ +2 OMP_NUM_THREADS +[1-9][0-9]*/[1-9][0-9]* }}
 // STATS: ==== end of hcrt statistics ====
 // STATS: status 0
 // RUN: python3 %S/../observe/Inputs/check_trace.py %t.json 1 region | FileCheck --check-prefix=TRACE %s
