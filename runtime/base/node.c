@@ -14,6 +14,7 @@
 #include <ctype.h>
 #include <hwloc.h>
 #include <pmix.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,7 +27,8 @@
 #include "base/proc.h"
 
 static hcrt_node_info_t node;
-static int avail_cores;  /* cores in this rank's cpuset */
+static int avail_cores; /* cores in this rank's cpuset */
+static pthread_once_t cores_once = PTHREAD_ONCE_INIT; /* probe_hwloc ran */
 static int team_default; /* the node's default team size */
 static const char *team_source = "libomp default";
 
@@ -255,6 +257,19 @@ void hcrt__node_early(void)
         strcpy(node.host, "?");
 }
 
+static void probe_cores(void)
+{
+    probe_hwloc(&node);
+}
+
+/* hwloc reads sysfs and opens its plugins (~3 ms of CPU here, as much as
+ * a whole empty OpenMP program): a run without a launcher needs the cores
+ * only for its statistics and debug lines, so it probes when they ask. */
+static void need_cores(void)
+{
+    pthread_once(&cores_once, probe_cores);
+}
+
 hcrt_status_t hcrt__node_probe(void)
 {
     hcrt_node_info_t *out = &node;
@@ -267,7 +282,9 @@ hcrt_status_t hcrt__node_probe(void)
     out->num_hosts = 1;
     out->cores = out->pus = 1;
     probe_pmix(out);
-    probe_hwloc(out);
+    if (out->have_pmix || hcrt__size() > 1 ||
+        hcrt__log_on(HCRT_MOD_CORE, HCRT_LOG_DEBUG))
+        need_cores(); /* the team size below depends on them */
     pick_threads(out, rank, hcrt__size());
     hcrt_debug(HCRT_MOD_CORE,
                "node %d: %d of %d cores available, %d rank(s) on host %s; "
@@ -275,6 +292,14 @@ hcrt_status_t hcrt__node_probe(void)
                rank, avail_cores, out->cores, out->local_size, out->host,
                team_default, team_source);
     return HCRT_OK;
+}
+
+void hcrt__node_cores(int *cores, int *pus)
+{
+    need_cores();
+    *cores = node.cores;
+    if (pus)
+        *pus = node.pus;
 }
 
 const hcrt_node_info_t *hcrt__node_info(void)
@@ -289,6 +314,7 @@ const char *hcrt__hostname(void)
 
 int hcrt__node_avail_cores(void)
 {
+    need_cores();
     return avail_cores;
 }
 

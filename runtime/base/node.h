@@ -13,19 +13,23 @@ typedef struct hcrt_node_info {
     int local_size; /* ranks on this host */
     int node_id;    /* PMIx node id of this host */
     int num_hosts;  /* hosts in the job */
-    int cores;      /* physical cores (hwloc) */
-    int pus;        /* hardware threads (hwloc) */
+    int cores;      /* physical cores (hwloc): read hcrt__node_cores() */
+    int pus;        /* hardware threads (hwloc): likewise */
     char host[64];  /* host name (PMIx, else gethostname) */
 } hcrt_node_info_t;
 
 /* Before MPI: the host name from gethostname (for the log's prefix). */
 void hcrt__node_early(void);
-/* After MPI (hcrt__proc_set): PMIx facts, hwloc cores, the team size. */
+/* After MPI (hcrt__proc_set): PMIx facts, hwloc cores, the team size.
+ * Without a launcher (one rank, no PMIx) hwloc runs only when the cores
+ * are first asked for (hcrt__node_cores, hcrt__node_avail_cores). */
 hcrt_status_t hcrt__node_probe(void);
 const hcrt_node_info_t *hcrt__node_info(void);
 /* This host's name (PMIx's, else gethostname). */
 const char *hcrt__hostname(void);
 
+/* The host's physical cores and hardware threads (pus may be NULL). */
+void hcrt__node_cores(int *cores, int *pus);
 /* Cores in the rank's cpuset (its binding; all cores when unbound). */
 int hcrt__node_avail_cores(void);
 /* The node's default team size once start-up picked it, and why. */

@@ -16,6 +16,11 @@ MPI_Comm hcrt__comm_world(void)
     return comm;
 }
 
+int hcrt__proc_has_mpi(void)
+{
+    return comm != MPI_COMM_NULL;
+}
+
 int hcrt__rank(void)
 {
     return rank;

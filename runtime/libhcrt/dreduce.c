@@ -16,6 +16,7 @@
 pthread_mutex_t hcrt__dr_lock = PTHREAD_MUTEX_INITIALIZER;
 MPI_Comm hcrt__dr_comm = MPI_COMM_NULL;
 int hcrt__dr_rank, hcrt__dr_size = 1;
+static int dr_up; /* hcrt__dr_init ran (with or without MPI) */
 
 #define DR_IDLE_SPIN_NS 1000000 /* yield this long, then nap (bell.h) */
 
@@ -73,6 +74,9 @@ void hcrt__dr_buf_put(void *p, size_t cap)
 
 void hcrt__dr_init(MPI_Comm world)
 {
+    dr_up = 1;
+    if (world == MPI_COMM_NULL) /* one rank without MPI: all is local */
+        return;
     MPI_Comm_dup(world, &hcrt__dr_comm);
     MPI_Comm_rank(hcrt__dr_comm, &hcrt__dr_rank);
     MPI_Comm_size(hcrt__dr_comm, &hcrt__dr_size);
@@ -409,7 +413,7 @@ static void advance(hcrt__dr_t *r)
 /* Control messages for this rank (its scheduler's or its ranks'). */
 static void poll_ctl(void)
 {
-    for (;;) {
+    while (hcrt__dr_comm != MPI_COMM_NULL) {
         int flag = 0;
         MPI_Message msg;
         dr_ctl_t m;
@@ -463,7 +467,7 @@ static void replay_early(hcrt__dr_t *r)
 hcrt_status_t hcrt__dr_start(const hcrt__dr_ops_t *ops, void *ctx, size_t bytes,
                              uint64_t window, int root, hcrt__dr_t **out)
 {
-    if (hcrt__dr_comm == MPI_COMM_NULL || root < 0 || root >= hcrt__dr_size)
+    if (!dr_up || root < 0 || root >= hcrt__dr_size)
         return HCRT_ERR_INVALID;
     hcrt__dr_t *r = calloc(1, sizeof *r);
     if (!r)

@@ -92,41 +92,28 @@ static hcrt_status_t settings_init(void)
     return HCRT_OK;
 }
 
-/* Open MPI settings for a process started without a launcher (`./prog`):
- * a singleton has no peer to reach and hcrt never spawns, so it needs no
- * supporting daemon and no UCX; this takes MPI_Init from ~0.3-0.6 s to
- * ~0.04 s here. The user's own values win; ours leave the environment again
- * after MPI_Init so that programs the user starts do not inherit them. */
-static const char *const singleton_env[][2] = {
-    {"OMPI_MCA_ess_singleton_isolated", "1"},
-    {"OMPI_MCA_pml", "ob1"},
-};
-#define NSINGLETON_ENV (sizeof(singleton_env) / sizeof(singleton_env[0]))
-
 static int started_by_launcher(void)
 {
     return getenv("OMPI_COMM_WORLD_SIZE") || getenv("PMIX_RANK") ||
            getenv("PMI_RANK") || getenv("PMI_SIZE");
 }
 
-static unsigned singleton_env_set(void)
+/* The one rule for MPI: the runtime uses it under a launcher (mpirun,
+ * hcrun, srun), or when the program brought it up before the runtime
+ * started. `./prog` alone is a job of one rank that needs no MPI: Open
+ * MPI's singleton MPI_Init alone costs ~25 ms of CPU here (dozens of
+ * components opened, every PCI device read), ten times a plain OpenMP
+ * program's whole run. A program that calls MPI_Init later gets an MPI
+ * of its own, which the runtime never touches. */
+static int mpi_wanted(void)
 {
-    unsigned set = 0;
+    int inited = 0, fin = 0;
 
-    if (started_by_launcher())
+    MPI_Initialized(&inited);
+    MPI_Finalized(&fin);
+    if (fin)
         return 0;
-    for (unsigned i = 0; i < NSINGLETON_ENV; i++)
-        if (!getenv(singleton_env[i][0]) &&
-            setenv(singleton_env[i][0], singleton_env[i][1], 0) == 0)
-            set |= 1u << i;
-    return set;
-}
-
-static void singleton_env_unset(unsigned set)
-{
-    for (unsigned i = 0; i < NSINGLETON_ENV; i++)
-        if (set & (1u << i))
-            unsetenv(singleton_env[i][0]);
+    return inited || started_by_launcher();
 }
 
 /* MPI with full thread support, or a clear refusal. A program that brought
@@ -137,9 +124,7 @@ static hcrt_status_t mpi_init(int *argc, char ***argv)
 
     MPI_Initialized(&inited);
     if (!inited) {
-        unsigned env = singleton_env_set();
         int rc = MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
-        singleton_env_unset(env);
         if (rc != MPI_SUCCESS)
             hcrt_fatal(HCRT_MOD_CORE, "MPI_Init_thread failed; check that "
                                       "the program is started by mpirun/hcrun "
@@ -179,6 +164,23 @@ static void stats_sections_init(void)
 
 static void on_exit_handler(int status, void *arg);
 
+static void debug_up(void)
+{
+    const hcrt_node_info_t *node = hcrt__node_info();
+    int cores, pus;
+
+    hcrt__node_cores(&cores, &pus);
+    hcrt_debug(HCRT_MOD_CORE,
+               "rank %d of %d up on %s: %d cores, %d PUs; %s: local rank %d "
+               "of %d, node id %d of %d host(s)",
+               rank, size, node->host, cores, pus,
+               node->have_pmix        ? "PMIx"
+               : hcrt__proc_has_mpi() ? "no PMIx (singleton)"
+                                      : "no launcher, no MPI",
+               node->local_rank, node->local_size, node->node_id,
+               node->num_hosts);
+}
+
 hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
 {
     pthread_mutex_lock(&init_lock);
@@ -191,7 +193,8 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
     settings_init();
     /* Cluster runtime: the DSM prepares the address space here (re-exec
      * without ASLR), before MPI maps anything. */
-    mpi_init(argc, argv);
+    if (mpi_wanted())
+        mpi_init(argc, argv);
     hcrt__node_probe();
     hcrt__log_set_identity(rank, hcrt__hostname());
     if (size > 1) /* heartbeats and probes from here on (fault/) */
@@ -215,14 +218,8 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
         hcrt__config_print(stderr);
     stats_sections_init();
     on_exit(on_exit_handler, NULL);
-    const hcrt_node_info_t *node = hcrt__node_info();
-    hcrt_debug(HCRT_MOD_CORE,
-               "rank %d of %d up on %s: %d cores, %d PUs; %s: local rank %d "
-               "of %d, node id %d of %d host(s)",
-               rank, size, node->host, node->cores, node->pus,
-               node->have_pmix ? "PMIx" : "no PMIx (singleton)",
-               node->local_rank, node->local_size, node->node_id,
-               node->num_hosts);
+    if (hcrt__log_on(HCRT_MOD_CORE, HCRT_LOG_DEBUG))
+        debug_up();
     hcrt__doing_set(mode == MODE_MAIN && rank > 0 ? HCRT_DOING_IDLE
                                                   : HCRT_DOING_MAIN,
                     NULL);
@@ -341,8 +338,9 @@ void hcrt__runtime_fini(void)
     head_report();
     /* Cluster runtime: event threads and the DSM stop here, before MPI. */
     __atomic_store_n(&hcrt__ready, 0, __ATOMIC_RELEASE);
-    int fin = 0;
-    MPI_Finalized(&fin); /* a lazy-mode program may have finalised MPI */
+    int fin = !hcrt__proc_has_mpi(); /* a job of one rank without MPI */
+    if (!fin) /* a lazy-mode program may have finalised MPI */
+        MPI_Finalized(&fin);
     if (!fin) {
         hcrt__offload_fini();
         hcrt__ts_fini();

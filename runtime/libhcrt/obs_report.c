@@ -339,26 +339,39 @@ static void head_finish(char **parts, size_t *lens, int want_trace_any)
     }
 }
 
+/* Whether any rank wants statistics (1) or a trace (2); 0 also when MPI
+ * is gone (a lazy-mode program finalised it): nothing can be gathered. */
+static int wanted_anywhere(MPI_Comm comm)
+{
+    int inited = 0, fin = 0, all = 0;
+    int mine =
+        (hcrt__stats_level() != HCRT_STATS_OFF) | (hcrt__trace_on ? 2 : 0);
+
+    if (!hcrt__proc_has_mpi()) /* one rank without MPI */
+        return mine;
+    MPI_Initialized(&inited);
+    MPI_Finalized(&fin);
+    if (!inited || fin)
+        return 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_BOR, comm);
+    return all;
+}
+
 void hcrt__obs_fini(void)
 {
     static int done;
-    int inited = 0, fin = 0, mine, all = 0;
+    int all;
 
     if (done)
         return;
     done = 1;
-    MPI_Initialized(&inited);
-    MPI_Finalized(&fin);
     MPI_Comm comm = hcrt__comm_world();
-    if (!inited || fin || comm == MPI_COMM_NULL)
-        return;
-    mine = (hcrt__stats_level() != HCRT_STATS_OFF) | (hcrt__trace_on ? 2 : 0);
-    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_BOR, comm);
-    if (!all)
+    int mpi = hcrt__proc_has_mpi();
+    if (!(all = wanted_anywhere(comm)))
         return;
     int64_t off = 0;
     uint64_t origin = hcrt__obs_start_ns();
-    if (all & 2)
+    if ((all & 2) && mpi)
         clock_sync(comm, &off, &origin);
     char *text[2] = {NULL, NULL};
     size_t len[2] = {0, 0};
@@ -372,7 +385,12 @@ void hcrt__obs_fini(void)
     size_t *lens = parts ? calloc((size_t)size * 2, sizeof(size_t)) : NULL;
     if (hcrt__rank() == 0 && (!parts || !lens))
         hcrt_fatal(HCRT_MOD_CORE, "out of memory gathering statistics");
-    gather(comm, text, len, parts, lens);
+    if (mpi) {
+        gather(comm, text, len, parts, lens);
+    } else { /* the head alone: its own texts */
+        parts[0] = text[0], lens[0] = len[0];
+        parts[1] = text[1], lens[1] = len[1];
+    }
     if (hcrt__rank() == 0)
         head_finish(parts, lens, (all & 2) != 0);
     for (int i = 0; parts && i < 2 * size; i++)
@@ -382,5 +400,6 @@ void hcrt__obs_fini(void)
     free(parts), free(lens);
     fflush(NULL);
     /* Workers leave only once the head has printed and written. */
-    MPI_Barrier(comm);
+    if (mpi)
+        MPI_Barrier(comm);
 }

@@ -253,6 +253,7 @@ void hcrt__obs_barrier(uint64_t t0)
 char *hcrt__obs_text(size_t *len)
 {
     const hcrt_node_info_t *ni = hcrt__node_info();
+    int cores;
     hcrt_dsm_counters_t c;
     size_t cap = 512 + (size_t)me.nregions * 128 + NLOOPS * 64, n = 0;
     char *s = malloc(cap);
@@ -260,12 +261,13 @@ char *hcrt__obs_text(size_t *len)
     if (!s)
         return *len = 0, NULL;
     dsm_now(&c);
+    hcrt__node_cores(&cores, NULL);
 #define EMIT(...)                                                              \
     n += (size_t)snprintf(s + n, n < cap ? cap - n : 0, __VA_ARGS__)
     EMIT("N %s %d %d %d %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64
          " %" PRIu64 " %" PRIu64 " %" PRIu64 " %" PRIu64 " %s\n",
          ni->host[0] ? ni->host : "?", hcrt__node_default_threads(),
-         hcrt__node_avail_cores(), ni->cores, me.region_calls, me.region_ns,
+         hcrt__node_avail_cores(), cores, me.region_calls, me.region_ns,
          faults_of(&c), c.bytes_fetched, c.diff_bytes,
          hcrt__trace_on ? hcrt__trace_count() : 0,
          hcrt__trace_on ? hcrt__trace_dropped() : 0,

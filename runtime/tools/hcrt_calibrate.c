@@ -242,16 +242,15 @@ int main(int argc, char **argv)
 {
     opts_t o;
     hcrt__dsm_prepare_address_space(argc, argv);
-    if (hcrt__runtime_init(&argc, &argv) != HCRT_OK ||
-        hcrt__dsm_init(hcrt__comm_world()) != HCRT_OK)
+    if (hcrt__runtime_init(&argc, &argv) != HCRT_OK)
         return 2;
     int me = hcrt__rank(), bad = parse_args(argc, argv, &o);
-    if (bad == 0 && hcrt__size() < 2) {
+    if (bad == 0 && hcrt__size() < 2) { /* alone: no MPI, no DSM */
         fprintf(stderr, "hcrt-calibrate: needs 2 or more ranks: run it "
                         "under mpirun -np 2\n");
         bad = 1;
     }
-    if (bad)
+    if (bad || hcrt__dsm_init(hcrt__comm_world()) != HCRT_OK)
         return 2;
     size_t page = (size_t)sysconf(_SC_PAGESIZE);
     uint64_t addr = 0, sink = 0;

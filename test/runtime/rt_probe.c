@@ -11,6 +11,7 @@
  *   rt_probe bad-abi         registers a module built for another ABI
  *   rt_probe lazy-exit N     lazy start on every rank, then exit(N)
  */
+#include <mpi.h>
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -141,7 +142,10 @@ int main(int argc, char **argv, char **envp)
 
     exit_code = argc > 2 ? atoi(argv[2]) : 0;
     if (strcmp(mode, "init") == 0) {
-        printf("probe ok nodes=%d\n", hcrt_num_nodes());
+        int mpi = 0;
+        int nodes = hcrt_num_nodes();
+        MPI_Initialized(&mpi); /* alone: the runtime needs no MPI */
+        printf("probe ok nodes=%d mpi=%d\n", nodes, mpi);
         /* Start-up settings hcrt gives a singleton must not leak. */
         printf("probe env pml=%s\n",
                getenv("OMPI_MCA_pml") ? getenv("OMPI_MCA_pml") : "unset");

@@ -36,6 +36,8 @@ void hcrt__offload_init(MPI_Comm comm)
 {
     int rank, size;
 
+    if (comm == MPI_COMM_NULL) /* one rank without MPI: no devices */
+        return;
     MPI_Comm_rank(comm, &rank);
     MPI_Comm_size(comm, &size);
     if (size < 2 || !hcrt__config_bool("HCRT_OFFLOAD"))
