@@ -199,5 +199,4 @@ bool regionUsesNodeLocalIO(Function *Microtask) {
   return false;
 }
 
-
 } // namespace hcc

@@ -18,15 +18,24 @@
 enum { N = 240 };
 static long a[N];
 
-static void summarise(const char *path, const char *what)
+/* The number of lines of a file of numbers, and their sum. */
+static int read_back(const char *path, long *sum)
 {
     FILE *f = fopen(path, "r");
-    long x, sum = 0;
+    long x;
     int n = 0;
+    *sum = 0;
     while (f && fscanf(f, "%ld", &x) == 1)
-        sum += x, n++;
+        *sum += x, n++;
     if (f)
         fclose(f);
+    return n;
+}
+
+static void summarise(const char *path, const char *what)
+{
+    long sum;
+    int n = read_back(path, &sum);
     printf("%s: %d lines, sum %ld\n", what, n, sum);
 }
 
@@ -74,13 +83,8 @@ int main(int argc, char **argv)
     }
     close(fd);
     int nt = omp_get_max_threads();
-    FILE *g = fopen(path2, "r");
-    long x, sum = 0;
-    int n = 0;
-    while (g && fscanf(g, "%ld", &x) == 1)
-        sum += x, n++;
-    if (g)
-        fclose(g);
+    long sum;
+    int n = read_back(path2, &sum);
     printf("descriptor: %s\n",
            n == nt && sum == (long)nt * (nt - 1) / 2 ? "every thread wrote"
                                                     : "lines missing");
