@@ -134,14 +134,21 @@ static void addFunctionOperand(SetVector<Function *> &S, const CallBase &CB,
       S.insert(F);
 }
 
-SetVector<Function *> calleeClosure(const SetVector<Function *> &Roots) {
+SetVector<Function *> calleeClosure(const SetVector<Function *> &Roots,
+                                    bool IntoRegionsAndTasks) {
   SetVector<Function *> Out(Roots.begin(), Roots.end());
   for (size_t I = 0; I < Out.size(); ++I)
     for (Instruction &Inst : instructions(*Out[I]))
-      if (auto *CB = dyn_cast<CallBase>(&Inst))
-        if (Function *F = directCallee(*CB))
+      if (auto *CB = dyn_cast<CallBase>(&Inst)) {
+        StringRef N = calleeName(*CB);
+        if (IntoRegionsAndTasks && N.starts_with("__kmpc_fork"))
+          addFunctionOperand(Out, *CB, 2);
+        else if (IntoRegionsAndTasks && isTaskAllocName(N))
+          addFunctionOperand(Out, *CB, 5);
+        else if (Function *F = directCallee(*CB))
           if (!F->isDeclaration())
             Out.insert(F);
+      }
   return Out;
 }
 

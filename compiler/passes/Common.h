@@ -59,9 +59,12 @@ llvm::SetVector<llvm::Function *> regionFunctions(llvm::Module &M);
 /// what its shareds point to must be DSM memory as for a fork.
 llvm::SetVector<llvm::Function *> functionsReachingForkOrTask(llvm::Module &M);
 
-/// Closes Roots over direct calls to functions defined in the module.
+/// Closes Roots over direct calls to functions defined in the module; with
+/// IntoRegionsAndTasks also over the microtasks of the regions and the
+/// entries of the tasks they create (code that runs where its creator runs).
 llvm::SetVector<llvm::Function *>
-calleeClosure(const llvm::SetVector<llvm::Function *> &Roots);
+calleeClosure(const llvm::SetVector<llvm::Function *> &Roots,
+              bool IntoRegionsAndTasks = false);
 
 /// Functions the passes generated or the runtime's own (named __hcrt_*),
 /// except the user's renamed main.

@@ -166,33 +166,12 @@ bool usesNodeLocalIO(const CallBase &CB) {
          N == "InquireUnit" || N == "InquireFile";
 }
 
-// The code a region runs: the microtask, the functions it calls directly,
-// and the microtasks and task entries of the regions and tasks it creates
-// (a nested region or a task runs where its parent's thread runs).
-SetVector<Function *> regionCode(Function *Microtask) {
-  SetVector<Function *> Out;
-  Out.insert(Microtask);
-  for (size_t I = 0; I < Out.size(); ++I)
-    for (Instruction &Inst : instructions(*Out[I]))
-      if (auto *CB = dyn_cast<CallBase>(&Inst)) {
-        StringRef N = calleeName(*CB);
-        unsigned Op = N.starts_with("__kmpc_fork") ? 2
-                      : isTaskAllocName(N)         ? 5
-                                                   : ~0u;
-        Function *F =
-            Op < CB->arg_size()
-                ? dyn_cast<Function>(CB->getArgOperand(Op)->stripPointerCasts())
-                : directCallee(*CB);
-        if (F && !F->isDeclaration())
-          Out.insert(F);
-      }
-  return Out;
-}
-
 } // namespace
 
 bool regionUsesNodeLocalIO(Function *Microtask) {
-  for (Function *F : regionCode(Microtask))
+  SetVector<Function *> Roots;
+  Roots.insert(Microtask);
+  for (Function *F : calleeClosure(Roots, /*IntoRegionsAndTasks=*/true))
     for (Instruction &I : instructions(*F))
       if (auto *CB = dyn_cast<CallBase>(&I); CB && usesNodeLocalIO(*CB))
         return true;

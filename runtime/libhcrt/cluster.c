@@ -633,6 +633,16 @@ void hcrt__cluster_request_tls(int total)
     bcast_cmd(&cmd);
 }
 
+/* A call of a cluster region on the head alone, with the whole logical
+ * team (cluster_place.c), counted as kept on the head. */
+static void run_head_alone(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
+                           void **args, int total, hcrt_region_stats_t *st)
+{
+    __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+    hcrt__cluster_place_run_head(loc, region, args, total);
+}
+
 int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                        void **args, hcrt_region_stats_t *st)
 {
@@ -669,27 +679,21 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     }
     if (region->kind == HCRT_REGION_LOCAL_IO) {
         /* its streams are the head's: the whole logical team runs there */
-        __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         counters.local_io++;
-        hcrt__cluster_place_run_head(loc, region, args, total);
+        run_head_alone(loc, region, args, total, st);
         return 1;
     }
     if (region->kind == HCRT_REGION_TASKS) {
         cmd.tasks = hcrt__ts_region_decide(region);
-        if (!cmd.tasks) { /* the head alone, with the whole logical team */
-            __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
-            __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
-            hcrt__cluster_place_run_head(loc, region, args, total);
+        if (!cmd.tasks) {
+            run_head_alone(loc, region, args, total, st);
             hcrt__ts_region_done(region, 0, hcrt__now_ns() - t0);
             return 1;
         }
     } else if (hcrt__cluster_place_choose(region, total, t0) ==
                HCRT_PLACE_HEAD) {
-        __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         counters.placed_head++;
-        hcrt__cluster_place_run_head(loc, region, args, total);
+        run_head_alone(loc, region, args, total, st);
         return 1;
     }
     cmd.tls_push = hcrt__cluster_place_tls_push(total);

@@ -131,25 +131,30 @@ static const void *object_base(const void *addr)
     return addr && dladdr(addr, &di) ? di.dli_fbase : NULL;
 }
 
-const char *hcrt__heap_foreign_allocator(const char **name)
+static void find_foreign(const char **who, const char **what)
 {
-    static int done;
-    static const char *who, *what;
     const void *self = object_base((const void *)hcrt__heap_started);
     const void *libc = object_base((const void *)__libc_malloc);
 
-    for (size_t i = 0; !done && i < sizeof(alloc_names) / sizeof(*alloc_names);
-         i++) {
+    for (size_t i = 0; i < sizeof(alloc_names) / sizeof(*alloc_names); i++) {
         Dl_info di;
         void *f = dlsym(RTLD_DEFAULT, alloc_names[i]);
         if (!f || !dladdr(f, &di) || di.dli_fbase == self ||
             di.dli_fbase == libc)
             continue;
-        what = alloc_names[i];
-        who = di.dli_fname && *di.dli_fname ? di.dli_fname : "the program";
-        break;
+        *what = alloc_names[i];
+        *who = di.dli_fname && *di.dli_fname ? di.dli_fname : "the program";
+        return;
     }
-    done = 1;
+}
+
+const char *hcrt__heap_foreign_allocator(const char **name)
+{
+    static int done;
+    static const char *who, *what;
+
+    if (!done) /* the constructor asks first, start-up again */
+        find_foreign(&who, &what), done = 1;
     if (name)
         *name = what;
     return who;
