@@ -259,11 +259,23 @@ static void live_add(size_t first, size_t n)
  * that no rank ever holds a copy of a same-host home's page. */
 void hcrt__dsm_live_areas(void)
 {
+    uint64_t peers = 0; /* same-host ranks: their seeded copies go live */
+    for (int r = 0; r < dsm.size && r < 64; r++)
+        if (r != dsm.rank && hcrt__dsm_shm_peer(r))
+            peers |= 1ULL << r;
     for (int i = 1; i < dsm.nareas; i++) {
         dsm_area_t *a = &dsm.areas[i];
         size_t n = a->len / DSM_PAGE;
         int home = hcrt__dsm_home_known(a->first);
-        if (home == dsm.rank || !hcrt__dsm_shm_peer(home))
+        if (home == dsm.rank) {
+            /* the home's directory: those ranks hold no copy to tell of
+             * a write (each home write fault of a global sent them a
+             * notice and waited for it: ~30 us a page) */
+            for (size_t j = 0; j < n; j++)
+                atomic_fetch_and(&dsm.dir[a->first + j].readers, ~peers);
+            continue;
+        }
+        if (!hcrt__dsm_shm_peer(home))
             continue;
         for (size_t j = 0; j < n; j++)
             atomic_store(&dsm.pages[a->first + j].flags, PF_LIVE);
@@ -307,7 +319,11 @@ static uint64_t copy_holders(void)
 }
 
 /* write_run for a write fault on a read-only home page: the run stops
- * before a page a rank of another host writes. The last run of a stream
+ * before a page a rank of another host writes. Past the stream's window
+ * it goes on while no rank of another host holds a copy either: making
+ * such a page writable tells nobody (no message), and a scattered or
+ * strided writer (IS's keys, FT's transposes) would otherwise take a
+ * fault per page. The last run of a stream
  * reaches past what the loop writes, and registering the home as a
  * second writer of such a page would take its writer's exempt copy away
  * for good (a refetch after every barrier: retire_home_writes only gives
@@ -318,10 +334,11 @@ static size_t home_write_run(size_t idx)
     size_t w = write_window(idx), n = 1;
     dsm_area_t *a = hcrt__dsm_area_of_page(idx);
     size_t end = a->first + a->len / DSM_PAGE;
-    uint64_t others = w > 1 ? copy_holders() : 0;
-    while (n < w && idx + n < end &&
+    uint64_t others = copy_holders();
+    while (n < dsm.prefetch_max && idx + n < end &&
            hcrt__dsm_home_known(idx + n) == dsm.rank &&
            !(atomic_load(&dsm.dir[idx + n].writers) & others) &&
+           (n < w || !(atomic_load(&dsm.dir[idx + n].readers) & others)) &&
            claim(idx + n, PG_RO) && still_homed(idx + n, dsm.rank, PG_RO))
         n++;
     write_ran(idx, n, w);
@@ -365,6 +382,11 @@ static int home_fault(size_t idx, int is_write)
     DSM_DELAY(DLY_FAULT);
     size_t n = home_run(idx, st, is_write);
     uintptr_t addr = hcrt__dsm_page_addr(idx);
+    /* with no rank on another host nobody could be told of a write: an
+     * untouched run read first is made writable at once, saving the write
+     * fault that usually follows */
+    if (st == PG_INV && !copy_holders())
+        is_write = 1;
     if (is_write) {
         uint64_t tell = 0;
         for (size_t i = 0; i < n; i++)
