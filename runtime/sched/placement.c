@@ -5,8 +5,10 @@
  * calls on the other one. The first call of a try (and of the region) is a
  * transition: pages move between the nodes, so its cycle is charged as a
  * loss but not averaged; the later calls are steady samples. The head
- * alone is tried after the second call (a region called once or twice,
- * such as an initialisation, is not worth a try). The losses of the
+ * alone is tried after the first call when the worst that try can lose
+ * fits the budget (early_try), else after the second (a long region
+ * called once or twice, such as an initialisation, is not worth a try).
+ * The losses of the
  * tries of each placement stay under `budget` x max(elapsed, 1 s): a try
  * of all nodes starts only when its worst case fits (the measured gap plus
  * the call back); a try of the head alone (the one-node run of the call)
@@ -283,6 +285,7 @@ hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
     r->epoch_at = t->epoch;
     r->quiet = !t->busy || t->busy == r;
     r->last = (uint8_t)where;
+    r->fork_ns = now_ns;
     r->pending = 1;
     r->calls++;
     return where;
@@ -365,6 +368,25 @@ static void steady_sample(hcrt__place_table_t *t, hcrt__place_region_t *r,
     ring_add(r, where, cycle);
 }
 
+/* After a region's first call (on all nodes, cold): the head alone is
+ * tried at once, not after a second call on all nodes, when the worst such
+ * a try can lose fits the budget - the head doing every node's share of
+ * that cold call for try_calls calls. A short DSM-hostile region then pays
+ * one call on all nodes instead of two (at 4 ranks on 2 cores a second call
+ * of NPB CG's conj_grad cost 5x its head-alone time); a long one, such as
+ * an initialisation called twice, still runs both calls on all nodes. */
+static void early_try(hcrt__place_table_t *t, hcrt__place_region_t *r,
+                      double cycle, uint64_t now_ns)
+{
+    double elapsed = (double)(now_ns - t->start_ns);
+
+    if (elapsed < HORIZON_NS)
+        elapsed = HORIZON_NS;
+    double worst = (t->p.nodes - 1) * cycle * t->p.try_calls;
+    if (t->lost_ns + worst <= t->p.budget * elapsed + t->p.allowance_ns)
+        r->next_check = 1;
+}
+
 void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
                         uint64_t cycle_ns)
 {
@@ -376,6 +398,8 @@ void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
     r->pending = 0;
     r->runs[where]++;
     r->time_ns[where] += cycle;
+    if (r->calls == 1 && where == HCRT_PLACE_ALL && t->p.enabled)
+        early_try(t, r, cycle, r->fork_ns + cycle_ns);
     /* a try, or the call back after one: what it lost against the choice */
     if (where != r->choice || (r->transition && r->runs[where] > 1)) {
         double ref = hcrt__place_cost(r, (hcrt_place_t)r->choice);

@@ -68,6 +68,7 @@ typedef struct hcrt__place_region {
     uint8_t quiet;       /* no other region's try ran at the last call */
     uint64_t last_at;    /* the table's call count at its last call */
     uint64_t gap;        /* calls of any region between its last two */
+    uint64_t fork_ns;    /* when its last call was chosen */
     uint8_t in_group;    /* takes part in the group try under way */
     uint8_t group_calls; /* its calls on the head in that group try */
 } hcrt__place_region_t;
