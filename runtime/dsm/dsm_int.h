@@ -405,6 +405,7 @@ int hcrt__dsm_maps_home(size_t idx);
  * already do, else an mmap. Compacts and retries when out of mappings, as
  * hcrt__dsm_mprotect does. */
 void hcrt__dsm_set_view(size_t idx, size_t n, int home, int prot);
+void hcrt__dsm_map_live_lazy(size_t idx, size_t n, int home);
 /* Compaction: back to the base mapping, PROT_NONE (merges mappings). */
 void hcrt__dsm_reset_view(size_t idx, size_t n);
 /* With userfaultfd minor faults (dsm.uffd >= 0), a premapped slice is

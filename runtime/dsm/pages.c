@@ -279,7 +279,7 @@ void hcrt__dsm_live_areas(void)
             continue;
         for (size_t j = 0; j < n; j++)
             atomic_store(&dsm.pages[a->first + j].flags, PF_LIVE);
-        hcrt__dsm_set_view(a->first, n, home, PROT_READ);
+        hcrt__dsm_map_live_lazy(a->first, n, home);
         live_add(a->first, n);
     }
     size_t w = 0; /* the seeded copies left the cached list */

@@ -132,7 +132,27 @@ static int uffd_open(const char **why)
     return fd;
 }
 
+static void map_pages_as(size_t idx, size_t n, int home, int prot,
+                         int populate);
+static void set_flip(size_t idx, size_t n, int to_home);
+
 static void map_pages(size_t idx, size_t n, int home, int prot)
+{
+    map_pages_as(idx, n, home, prot, 1);
+}
+
+/* Start-up: the globals' live views of the head's memory (pages.c,
+ * hcrt__dsm_live_areas), read-only and not populated: populating them
+ * would allocate every zero page of the head's static arrays (60 MB in
+ * NPB MG class W) that range.c left as holes; an access faults them in. */
+void hcrt__dsm_map_live_lazy(size_t idx, size_t n, int home)
+{
+    map_pages_as(idx, n, home, PROT_READ, 0);
+    set_flip(idx, n, 1);
+}
+
+static void map_pages_as(size_t idx, size_t n, int home, int prot,
+                         int populate)
 {
     dsm_area_t *a = hcrt__dsm_area_of_page(idx);
     int fd = home == dsm.rank ? dsm.memfd : dsm.peer_fd[home];
@@ -145,7 +165,9 @@ static void map_pages(size_t idx, size_t n, int home, int prot)
      * a live view is populated by the same call, which is cheaper than
      * the page fault per page (or per 16 pages) the access would take */
     int flags = MAP_SHARED | MAP_FIXED | (a == dsm.areas ? MAP_NORESERVE : 0) |
-                (home != dsm.rank && want != PROT_NONE ? MAP_POPULATE : 0);
+                (populate && home != dsm.rank && want != PROT_NONE
+                     ? MAP_POPULATE
+                     : 0);
     void *addr = (void *)hcrt__dsm_page_addr(idx);
     off_t off = (off_t)(idx * DSM_PAGE); /* memfd offset of page idx */
     if (mmap(addr, n * DSM_PAGE, prot, flags, fd, off) == MAP_FAILED) {

@@ -4,9 +4,12 @@
  * the re-execution without address randomisation puts globals at the same
  * address in every rank. Initial values are the same everywhere; writes by
  * any rank reach every rank after a barrier; ordinary globals stay private.
- * The home's scattered writes to a large global take runs of pages on the
- * same-host path (home_writes_big).
+ * A large zero-initialised global takes no memory at start-up, and the
+ * home's scattered writes to it take runs of pages on the same-host path
+ * (home_writes_big).
  */
+#include <sys/mman.h>
+
 #include "dsm_test.h"
 
 #define N 3000 /* spans several pages */
@@ -64,6 +67,17 @@ int main(int argc, char **argv)
     CHECK_EQ(hcrt__dsm_add_area(big, big + BIG_PAGES * PER_PAGE), HCRT_OK);
     dsm_test_init(&argc, &argv);
     CHECK(hcrt__dsm_contains(&shared_globals.v[0]));
+    /* the zero-initialised global took no memory at start-up: its pages
+     * were not copied into the DSM's backing file (1024 resident before) */
+    unsigned char in_core[BIG_PAGES];
+    CHECK_EQ(mincore(big, sizeof big, in_core), 0);
+    int resident = 0;
+    for (int i = 0; i < BIG_PAGES; i++)
+        resident += in_core[i] & 1;
+    if (resident)
+        fprintf(stderr, "rank %d: %d of %d zero pages resident\n", me,
+                resident, BIG_PAGES);
+    CHECK_EQ(resident, 0);
     CHECK(!hcrt__dsm_contains(&private_counter));
     uint64_t addr = (uintptr_t)&shared_globals, root_addr = addr;
     MPI_Bcast(&root_addr, 1, MPI_UINT64_T, 0, hcrt__comm_world());
