@@ -151,8 +151,7 @@ void hcrt__dsm_map_live_lazy(size_t idx, size_t n, int home)
     set_flip(idx, n, 1);
 }
 
-static void map_pages_as(size_t idx, size_t n, int home, int prot,
-                         int populate)
+static void map_pages_as(size_t idx, size_t n, int home, int prot, int populate)
 {
     dsm_area_t *a = hcrt__dsm_area_of_page(idx);
     int fd = home == dsm.rank ? dsm.memfd : dsm.peer_fd[home];
@@ -164,10 +163,9 @@ static void map_pages_as(size_t idx, size_t n, int home, int prot,
     /* the flags the range was mapped with, so the mappings merge again;
      * a live view is populated by the same call, which is cheaper than
      * the page fault per page (or per 16 pages) the access would take */
-    int flags = MAP_SHARED | MAP_FIXED | (a == dsm.areas ? MAP_NORESERVE : 0) |
-                (populate && home != dsm.rank && want != PROT_NONE
-                     ? MAP_POPULATE
-                     : 0);
+    int flags =
+        MAP_SHARED | MAP_FIXED | (a == dsm.areas ? MAP_NORESERVE : 0) |
+        (populate && home != dsm.rank && want != PROT_NONE ? MAP_POPULATE : 0);
     void *addr = (void *)hcrt__dsm_page_addr(idx);
     off_t off = (off_t)(idx * DSM_PAGE); /* memfd offset of page idx */
     if (mmap(addr, n * DSM_PAGE, prot, flags, fd, off) == MAP_FAILED) {

@@ -75,8 +75,8 @@ int main(int argc, char **argv)
     for (int i = 0; i < BIG_PAGES; i++)
         resident += in_core[i] & 1;
     if (resident)
-        fprintf(stderr, "rank %d: %d of %d zero pages resident\n", me,
-                resident, BIG_PAGES);
+        fprintf(stderr, "rank %d: %d of %d zero pages resident\n", me, resident,
+                BIG_PAGES);
     CHECK_EQ(resident, 0);
     CHECK(!hcrt__dsm_contains(&private_counter));
     uint64_t addr = (uintptr_t)&shared_globals, root_addr = addr;
