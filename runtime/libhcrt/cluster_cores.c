@@ -57,12 +57,51 @@ static int gains(int n)
     return 0;
 }
 
+typedef struct rank_mask {
+    cpu_set_t mask;
+    int rank;
+} rank_mask_t;
+
+/* Head: the cores a call on all nodes has over those a call on the head
+ * alone has (placement's capacity): the union of the masks of the ranks
+ * on the head's host, plus the head's own count for each rank of another
+ * host, over the head's own mask - or over the union when a head-alone
+ * call uses its host's other ranks' cores (wide). 2 ranks bound to a core
+ * each on one host: 1 (a head-alone call has both cores); 4 hosts of one
+ * rank: 4. Unknown masks: the number of ranks. */
+static double capacity;
+static int head_cores; /* the cores a call on the head alone runs on */
+
+static void set_capacity(const rank_mask_t *all, int n)
+{
+    cpu_set_t uni;
+
+    CPU_ZERO(&uni);
+    for (int i = 0; i < n; i++)
+        CPU_OR(&uni, &uni, &all[i].mask);
+    int own = CPU_COUNT(&all[0].mask), host = CPU_COUNT(&uni);
+    int head = wide_on ? host : own;
+    head_cores = head;
+    if (own <= 0 || head <= 0) {
+        capacity = hcrt__size();
+        return;
+    }
+    capacity = (double)(host + (hcrt__size() - n) * own) / head;
+}
+
+double hcrt__cluster_cores_capacity(void)
+{
+    return capacity;
+}
+
+int hcrt__cluster_cores_head(void)
+{
+    return head_cores;
+}
+
 void hcrt__cluster_cores_init(MPI_Comm comm)
 {
-    struct {
-        cpu_set_t mask;
-        int rank;
-    } mine, *all;
+    rank_mask_t mine, *all;
     MPI_Comm host;
     int n;
 
@@ -98,6 +137,8 @@ void hcrt__cluster_cores_init(MPI_Comm comm)
                        "of its rank on the head's host (%d ranks there)",
                        n);
     }
+    if (hcrt__rank() == 0)
+        set_capacity(all, n);
     free(all);
 }
 

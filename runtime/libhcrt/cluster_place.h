@@ -20,6 +20,11 @@ void hcrt__cluster_place_init(void);
 /* Every rank at cluster start-up (collective on `comm`): the head learns
  * the cores of the ranks on its host (cluster_cores.c). */
 void hcrt__cluster_cores_init(MPI_Comm comm);
+/* Head: the cores of a call on all nodes over those of a call on the head
+ * alone (the placement policy's capacity). */
+double hcrt__cluster_cores_capacity(void);
+/* Head: the cores a call on the head alone runs on (0: unknown). */
+int hcrt__cluster_cores_head(void);
 /* Head's main thread, before a call on the head alone of `total` threads:
  * which cores each logical thread takes (cluster_cores_enter). */
 void hcrt__cluster_cores_plan(int total);

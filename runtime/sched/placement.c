@@ -43,6 +43,7 @@ void hcrt__place_params_default(hcrt__place_params_t *p, int nodes)
 {
     *p = (hcrt__place_params_t){.enabled = 1,
                                 .nodes = nodes > 1 ? nodes : 2,
+                                .capacity = nodes > 1 ? nodes : 2,
                                 .budget = 0.03,
                                 .allowance_ns = 0,
 
@@ -60,6 +61,8 @@ int hcrt__place_init(hcrt__place_table_t *t, const hcrt__place_params_t *p,
     t->p = *p;
     if (t->p.try_calls < 1)
         t->p.try_calls = 1;
+    if (!(t->p.capacity >= 1))
+        t->p.capacity = 1;
     if (t->p.recheck_min < 1)
         t->p.recheck_min = 1;
     if (t->p.recheck_max < t->p.recheck_min)
@@ -116,7 +119,7 @@ static double try_estimate(const hcrt__place_table_t *t,
     if (alt_cost > 0)
         gap = alt_cost - ref;
     else /* never measured: the head alone does all the nodes' work */
-        gap = alt == HCRT_PLACE_HEAD ? t->p.nodes * ref : ref;
+        gap = alt == HCRT_PLACE_HEAD ? t->p.capacity * ref : ref;
     if (gap < t->p.tie * ref)
         gap = t->p.tie * ref;
     /* the call back on the choice moves the pages again */
@@ -370,8 +373,9 @@ static void steady_sample(hcrt__place_table_t *t, hcrt__place_region_t *r,
 
 /* After a region's first call (on all nodes, cold): the head alone is
  * tried at once, not after a second call on all nodes, when the worst such
- * a try can lose fits the budget - the head doing every node's share of
- * that cold call for try_calls calls. A short DSM-hostile region then pays
+ * a try can lose fits the budget - the head doing, on its own cores, the
+ * share of that cold call that the other nodes' cores did (capacity - 1
+ * times the call), for try_calls calls. A short DSM-hostile region then pays
  * one call on all nodes instead of two (at 4 ranks on 2 cores a second call
  * of NPB CG's conj_grad cost 5x its head-alone time); a long one, such as
  * an initialisation called twice, still runs both calls on all nodes. */
@@ -382,7 +386,7 @@ static void early_try(hcrt__place_table_t *t, hcrt__place_region_t *r,
 
     if (elapsed < HORIZON_NS)
         elapsed = HORIZON_NS;
-    double worst = (t->p.nodes - 1) * cycle * t->p.try_calls;
+    double worst = (t->p.capacity - 1) * cycle * t->p.try_calls;
     if (t->lost_ns + worst <= t->p.budget * elapsed + t->p.allowance_ns)
         r->next_check = 1;
 }

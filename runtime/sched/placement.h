@@ -32,6 +32,9 @@ typedef enum hcrt_place {
 typedef struct hcrt__place_params {
     int enabled;         /* 0: every call on all nodes */
     int nodes;           /* nodes in the job */
+    double capacity;     /* the cores a call on all nodes has over those
+                            of a call on the head alone (>= 1; nodes when
+                            each rank has its own) */
     double budget;       /* fraction of elapsed time tries may lose */
     double allowance_ns; /* loss allowed at any time on top of it */
 

@@ -81,6 +81,14 @@ static void test_first(void)
     sim_call(&s, 4e6, 1e3);
     CHECKF(sim_call(&s, 4e6, 1e3) == HCRT_PLACE_ALL, "4 nodes: steady call");
     hcrt__place_fini(&s.t);
+    /* ... unless a call on the head alone has as many cores (ranks of one
+     * host whose cores it uses): nothing to lose, long calls try at once */
+    sim_init(&s, 4, 1);
+    s.t.p.capacity = 1;
+    sim_call(&s, 1e8, 1e6);
+    CHECKF(sim_call(&s, 1e8, 1e6) == HCRT_PLACE_HEAD,
+           "capacity 1: the head alone after the first long call");
+    hcrt__place_fini(&s.t);
 }
 
 /* Tiny DSM-hostile region: 12 us on the head, 310 us on 2 nodes. */
