@@ -153,6 +153,15 @@ static hcrt_status_t mpi_init(int *argc, char ***argv)
     return HCRT_OK;
 }
 
+static void ignored_setting(const char *name, const char *value,
+                            const char *option)
+{
+    hcrt_warn(HCRT_MOD_CORE,
+              "%s='%s' is ignored: hcc's fault handling does not run in a "
+              "program that owns MPI; unset it (or drop %s)",
+              name, value, option);
+}
+
 /* An MPI+OpenMP program (it calls MPI_Init itself, abi.h): MPI is the
  * program's, every rank runs main as under mpicc + clang -fopenmp. Said
  * once, by the job's first rank, before MPI exists. */
@@ -172,6 +181,11 @@ static void mpi_program_start(void)
               "does not spread regions across ranks (no DSM, no fault "
               "tolerance). HCRT_LOG=core:0 silences this",
               __hcrt_mpi_program ? __hcrt_mpi_program : "MPI_Init");
+    const char *inject = hcrt__config_string("HCRT_FAULT_INJECT");
+    if (hcrt__config_bool("HCRT_FT"))
+        ignored_setting("HCRT_FT", "1", "hcrun --ft");
+    if (inject && *inject)
+        ignored_setting("HCRT_FAULT_INJECT", inject, "hcrun --inject-failure");
 }
 
 static void stats_sections_init(void)
