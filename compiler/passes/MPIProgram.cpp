@@ -5,7 +5,7 @@
 // translation unit holds the call, so a module that uses an MPI start-up
 // routine (C, the PMPI profiling names, the Fortran bindings of mpif.h /
 // `use mpi` and `use mpi_f08`) defines the weak constant
-// __hcrt_mpi_program, pointing at "file:line (function) calls NAME". libhcrt
+// __hcrt_mpi_program, pointing at "file:line: function calls NAME". libhcrt
 // refers to it weakly: an executable exports a symbol that a shared library
 // on its link line refers to, and a static link resolves it directly.
 //
@@ -55,16 +55,26 @@ static const Instruction *firstInitUse(Module &M, StringRef &Name) {
   return nullptr;
 }
 
+// "file:line: function" for the message; flang names its modules
+// "FIRModule" and mangles a main program _QQmain, a procedure _QP<name>.
+static std::string describe(const Module &M, const Instruction &I) {
+  SourceLoc L = sourceLocOf(I);
+  std::string File = L.File.empty() ? M.getSourceFileName() : L.File;
+  StringRef Fn = I.getFunction()->getName();
+  std::string Name = Fn == "_QQmain"         ? "the main program"
+                     : Fn.starts_with("_QP") ? Fn.drop_front(3).str()
+                                             : Fn.str();
+  if (File.empty() || File == "FIRModule")
+    return Name;
+  return File + (L.Line ? ":" + std::to_string(L.Line) : "") + ": " + Name;
+}
+
 bool markMPIProgram(Module &M) {
   StringRef Name;
   const Instruction *I = firstInitUse(M, Name);
   if (!I || M.getNamedGlobal("__hcrt_mpi_program"))
     return false;
-  SourceLoc L = sourceLocOf(*I);
-  std::string File = L.File.empty() ? M.getSourceFileName() : L.File;
-  std::string Line = L.Line ? ":" + std::to_string(L.Line) : "";
-  std::string Where = File + Line + " (" + I->getFunction()->getName().str() +
-                      ") calls " + Name.str();
+  std::string Where = describe(M, *I) + " calls " + Name.str();
   LLVMContext &Ctx = M.getContext();
   Constant *Str = ConstantDataArray::getString(Ctx, Where);
   auto *StrGV =

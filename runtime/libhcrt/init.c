@@ -176,10 +176,10 @@ static void mpi_program_start(void)
         return;
     hcrt_warn(HCRT_MOD_CORE,
               "this program starts MPI itself (%s): hcc runs it as an "
-              "MPI+OpenMP program, as mpicc with clang -fopenmp would: every "
-              "rank runs main and its OpenMP regions on its own threads; hcc "
-              "does not spread regions across ranks (no DSM, no fault "
-              "tolerance). HCRT_LOG=core:0 silences this",
+              "MPI+OpenMP program, as mpicc or mpifort with plain OpenMP "
+              "would: every rank runs main and its OpenMP regions on its own "
+              "threads; hcc does not spread regions across ranks (no DSM, no "
+              "fault tolerance). HCRT_LOG=core:0 silences this",
               __hcrt_mpi_program ? __hcrt_mpi_program : "MPI_Init");
     const char *inject = hcrt__config_string("HCRT_FAULT_INJECT");
     if (hcrt__config_bool("HCRT_FT"))

@@ -6,7 +6,7 @@
 ; RUN: %opt -passes=hcc-mpi -S %s | FileCheck %s
 ; RUN: %opt -passes=hcc-lower -S %s | FileCheck %s
 ; RUN: %opt -passes='default<O2>' -S %s | FileCheck %s
-; CHECK: @__hcrt_mpi_program.where = private unnamed_addr constant [{{[0-9]+}} x i8] c"init.c:7 (start) calls MPI_Init\00"
+; CHECK: @__hcrt_mpi_program.where = private unnamed_addr constant [{{[0-9]+}} x i8] c"init.c:7: start calls MPI_Init\00"
 ; CHECK: @__hcrt_mpi_program = weak constant ptr @__hcrt_mpi_program.where
 ; CHECK: @llvm.used = appending global [1 x ptr] [ptr @__hcrt_mpi_program]
 ; RUN: for n in MPI_Init_thread PMPI_Init PMPI_Init_thread mpi_init_ \
