@@ -51,8 +51,8 @@ struct LowerPass : PassInfoMixin<LowerPass> {
     lowerRuntimeCalls(M);
     lowerHeap(M);
     lowerGlobals(M);
+    markMPIProgram(M); // names the user's main as the user wrote it
     wrapMain(M);
-    markMPIProgram(M);
     emitModuleDescriptor(M);
     M.addModuleFlag(Module::Max, LoweredFlag, 1);
     return PreservedAnalyses::none();

@@ -279,6 +279,11 @@ int hcrt__runtime_head_runs_main(void)
     return mode == MODE_MAIN && size > 1;
 }
 
+int hcrt__runtime_mpi_program(void)
+{
+    return mpi_program ? launcher_size() : 0;
+}
+
 void hcrt__runtime_lazy_init(void)
 {
     if (__atomic_load_n(&hcrt__ready, __ATOMIC_ACQUIRE))
