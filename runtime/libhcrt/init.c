@@ -162,6 +162,15 @@ static void ignored_setting(const char *name, const char *value,
               name, value, option);
 }
 
+/* The program owns MPI: the pass saw its MPI_Init (abi.h), or the user
+ * says so for a call in code hcc did not compile (HCRT_MPI_PROGRAM=1).
+ * Needs the settings parsed. */
+static int owns_mpi(void)
+{
+    return &__hcrt_mpi_program != NULL ||
+           hcrt__config_bool("HCRT_MPI_PROGRAM");
+}
+
 /* An MPI+OpenMP program (it calls MPI_Init itself, abi.h): MPI is the
  * program's, every rank runs main as under mpicc + clang -fopenmp. Said
  * once, by the job's first rank, before MPI exists. */
@@ -180,7 +189,9 @@ static void mpi_program_start(void)
               "would: every rank runs main and its OpenMP regions on its own "
               "threads; hcc does not spread regions across ranks (no DSM, no "
               "fault tolerance). HCRT_LOG=core:0 silences this",
-              __hcrt_mpi_program ? __hcrt_mpi_program : "MPI_Init");
+              &__hcrt_mpi_program && __hcrt_mpi_program
+                  ? __hcrt_mpi_program
+                  : "HCRT_MPI_PROGRAM=1");
     const char *inject = hcrt__config_string("HCRT_FAULT_INJECT");
     if (hcrt__config_bool("HCRT_FT"))
         ignored_setting("HCRT_FT", "1", "hcrun --ft");
@@ -229,7 +240,7 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
     hcrt__node_early();
     hcrt__log_set_identity(launcher_rank(), hcrt__hostname());
     settings_init();
-    mpi_program = &__hcrt_mpi_program != NULL;
+    mpi_program = owns_mpi();
     /* Cluster runtime: the DSM prepares the address space here (re-exec
      * without ASLR), before MPI maps anything. */
     if (mpi_program) {
@@ -462,16 +473,17 @@ HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
 {
     if (!user_main)
         hcrt_fatal(HCRT_MOD_CORE, "internal error: __hcrt_main without main");
-    if (&__hcrt_mpi_program != NULL) { /* every rank runs main */
+    hcrt__node_early(); /* messages about settings name the rank */
+    hcrt__log_set_identity(launcher_rank(), hcrt__hostname());
+    hcrt__settings_register();
+    int settings_ok = hcrt__config_init() == HCRT_OK;
+    if (settings_ok && owns_mpi()) { /* every rank runs main */
         mode = MODE_LAZY;
         hcrt__runtime_init(&argc, &argv);
         return user_main(argc, argv, envp);
     }
     mode = MODE_MAIN;
-    hcrt__node_early(); /* messages about settings name the rank */
-    hcrt__log_set_identity(launcher_rank(), hcrt__hostname());
-    hcrt__settings_register();
-    cluster_wanted = launcher_size() > 1 && hcrt__config_init() == HCRT_OK &&
+    cluster_wanted = launcher_size() > 1 && settings_ok &&
                      hcrt__config_bool("HCRT_CLUSTER") && own_allocator();
     /* Before MPI maps anything: identical addresses in every rank. */
     if (cluster_wanted) {

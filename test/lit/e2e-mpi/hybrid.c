@@ -23,6 +23,18 @@
 // STATS-DAG: ==== rank 1 of 2 of an MPI program: the statistics of this rank alone ====
 // TRACE: ok
 //
+// MPI_Init in a file hcc did not compile (plain mpicc): hcc cannot see it
+// and starts MPI itself, so Open MPI stops the program's second MPI_Init;
+// HCRT_MPI_PROGRAM=1 runs it as an MPI program.
+// RUN: env OMPI_CC=%clang mpicc -O1 -c %S/Inputs/init.c -o %t.init_plain.o
+// RUN: %hcc -fopenmp -O1 %s %t.init_plain.o -o %t.unseen
+// RUN: env OMP_NUM_THREADS=2 HCRT_MPI_PROGRAM=1 %mpirun -x OMP_NUM_THREADS -x HCRT_MPI_PROGRAM -np 2 %t.unseen 2> %t.unseen.err | FileCheck --check-prefix=OUT %s
+// RUN: FileCheck --check-prefix=FORCED %s < %t.unseen.err
+// FORCED: this program starts MPI itself (HCRT_MPI_PROGRAM=1)
+// RUN: bash %S/../e2e-cluster/Inputs/status.sh %mpirun -np 2 %t.unseen > %t.unseen.out 2>&1; FileCheck --check-prefix=UNSEEN %s < %t.unseen.out
+// UNSEEN: attempted to initialize
+// UNSEEN: status {{[1-9][0-9]?$}}
+//
 // hcrun runs it like mpirun; its options for hcc's fault handling, which
 // does not run in an MPI program, are refused.
 // RUN: env OMP_NUM_THREADS=2 timeout -k 5 120 %hcrun -n 2 %t.init/hcc 2> %t.hcrun | FileCheck --check-prefix=OUT %s
