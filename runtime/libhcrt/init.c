@@ -235,12 +235,14 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
     pthread_mutex_lock(&init_lock);
     if (hcrt__ready || finished)
         goto out;
-    /* Before MPI: a TCP write to a dead peer must not kill us silently. */
-    signal(SIGPIPE, SIG_IGN);
     hcrt__node_early();
     hcrt__log_set_identity(launcher_rank(), hcrt__hostname());
     settings_init();
     mpi_program = owns_mpi();
+    /* Before MPI: a TCP write to a dead peer must not kill us silently. A
+     * program that owns MPI keeps the default, as under clang. */
+    if (!mpi_program)
+        signal(SIGPIPE, SIG_IGN);
     /* Cluster runtime: the DSM prepares the address space here (re-exec
      * without ASLR), before MPI maps anything. */
     if (mpi_program) {
