@@ -167,8 +167,7 @@ static void ignored_setting(const char *name, const char *value,
  * Needs the settings parsed. */
 static int owns_mpi(void)
 {
-    return &__hcrt_mpi_program != NULL ||
-           hcrt__config_bool("HCRT_MPI_PROGRAM");
+    return &__hcrt_mpi_program != NULL || hcrt__config_bool("HCRT_MPI_PROGRAM");
 }
 
 /* An MPI+OpenMP program (it calls MPI_Init itself, abi.h): MPI is the
@@ -189,9 +188,8 @@ static void mpi_program_start(void)
               "would: every rank runs main and its OpenMP regions on its own "
               "threads; hcc does not spread regions across ranks (no DSM, no "
               "fault tolerance). HCRT_LOG=core:0 silences this",
-              &__hcrt_mpi_program && __hcrt_mpi_program
-                  ? __hcrt_mpi_program
-                  : "HCRT_MPI_PROGRAM=1");
+              &__hcrt_mpi_program && __hcrt_mpi_program ? __hcrt_mpi_program
+                                                        : "HCRT_MPI_PROGRAM=1");
     const char *inject = hcrt__config_string("HCRT_FAULT_INJECT");
     if (hcrt__config_bool("HCRT_FT"))
         ignored_setting("HCRT_FT", "1", "hcrun --ft");
