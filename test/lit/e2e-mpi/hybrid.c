@@ -3,13 +3,14 @@
 // another translation unit, Inputs/init*.c) works, and the output equals
 // the same source built with mpicc + clang-19 -fopenmp, alone and at 1, 2
 // and 4 ranks. Heap blocks, globals and a stack array that hcc's pass
-// moves to its own storage reach MPI calls. Rank 0 says once on stderr
+// moves to its own storage reach MPI calls. Built with libhcrt.so (PIE and
+// not), libhcrt.a (-static-hcrt), in one command and file by file. Rank 0 says once on stderr
 // that hcc ran an MPI program (Inputs/run.sh checks every run's stderr).
 // RUN: %mpiprog --with %S/Inputs/init.c --build flags %s %t.init
 // RUN: %mpiprog --with %S/Inputs/init_thread.c --build wrapper %s %t.funneled
 // RUN: %mpiprog --with %S/Inputs/init.c --build static %s %t.static
 // RUN: %mpiprog --with %S/Inputs/init_thread.c --build separate %s %t.separate
-// RUN: %mpiprog --cflags -DHYBRID_INIT_HERE --build flags %s %t.here
+// RUN: %mpiprog --cflags "-DHYBRID_INIT_HERE -fno-pie -no-pie" --build flags %s %t.here
 //
 // HCRT_STATS in an MPI program: every rank prints its own report, titled
 // with its rank; HCRT_TRACE: rank 0 writes the file, rank r file.r.
