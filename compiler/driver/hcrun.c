@@ -401,20 +401,37 @@ static void add_exports(strvec_t *cmd) {
   }
 }
 
+/* A program that calls MPI_Init itself (the pass defines
+ * __hcrt_mpi_program in it) runs as an MPI program, every rank its own
+ * main: options of hcc's cluster runtime have nothing to act on. */
+static int check_mpi_program(const char *prog, const char *path,
+                             const run_opts_t *o) {
+  if (!(o->ft || o->inject) ||
+      hcc_elf_has_symbol(path, "__hcrt_mpi_program") != 1)
+    return 0;
+  fprintf(stderr,
+          "hcrun: error: %s calls MPI_Init itself (an MPI+OpenMP program): "
+          "every rank runs its own main and hcc's fault handling does not "
+          "run, so %s has nothing to act on; drop it\n",
+          prog, o->ft ? "--ft" : "--inject-failure");
+  return -1;
+}
+
 /* The program must exist here; mpirun's own message for a typo is long.
  * A program whose main hcc did not wrap (no __hcrt_main: plain OpenMP, or
  * hcc objects linked by another compiler's main) is no cluster program:
  * mpirun starts one independent copy per rank, which is said once. */
-static int check_program(const char *prog, long ranks) {
+static int check_program(const char *prog, const run_opts_t *o) {
   char *path = hcc_find_program(prog);
   if (path) {
-    if (ranks > 1 && hcc_elf_has_symbol(path, "__hcrt_main") == 0)
+    int rc = check_mpi_program(prog, path, o);
+    if (!rc && o->ranks > 1 && hcc_elf_has_symbol(path, "__hcrt_main") == 0)
       fprintf(stderr,
               "hcrun: note: %s was not built with hcc: each rank runs its "
               "own copy\n",
               prog);
     free(path);
-    return 0;
+    return rc;
   }
   if (!strchr(prog, '/') && access(prog, X_OK) == 0)
     fprintf(stderr,
@@ -439,7 +456,7 @@ static double fault_grace(void) {
 int main(int argc, char **argv) {
   run_opts_t o = {.ranks = 1};
   strvec_init(&o.mpi_args);
-  if (parse(&o, argc, argv) < 0 || check_program(o.prog[0], o.ranks) < 0)
+  if (parse(&o, argc, argv) < 0 || check_program(o.prog[0], &o) < 0)
     return 1;
   const char *mpirun = getenv("HCC_MPIRUN");
   char *path = hcc_find_program(mpirun && *mpirun ? mpirun : "mpirun");

@@ -13,6 +13,7 @@
 #include "ForkLowering.h"
 #include "Globals.h"
 #include "Heap.h"
+#include "MPIProgram.h"
 #include "MainWrap.h"
 #include "Migration.h"
 #include "ModuleDesc.h"
@@ -50,6 +51,7 @@ struct LowerPass : PassInfoMixin<LowerPass> {
     lowerRuntimeCalls(M);
     lowerHeap(M);
     lowerGlobals(M);
+    markMPIProgram(M); // names the user's main as the user wrote it
     wrapMain(M);
     emitModuleDescriptor(M);
     M.addModuleFlag(Module::Max, LoweredFlag, 1);
@@ -79,6 +81,7 @@ bool parsePipeline(StringRef Name, ModulePassManager &MPM,
          addIfNamed<HeapPass>(Name, "hcc-heap", MPM) ||
          addIfNamed<GlobalsPass>(Name, "hcc-globals", MPM) ||
          addIfNamed<MainWrapPass>(Name, "hcc-main", MPM) ||
+         addIfNamed<MPIProgramPass>(Name, "hcc-mpi", MPM) ||
          addIfNamed<ModuleDescPass>(Name, "hcc-module", MPM);
 }
 

@@ -166,6 +166,16 @@ typedef int (*hcrt_main_fn_t)(int argc, char **argv, char **envp);
 HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
                                 hcrt_main_fn_t user_main);
 
+/* Defined by the pass, weak, in every module that calls MPI_Init,
+ * MPI_Init_thread or one of their PMPI or Fortran forms: "file:line:
+ * function calls NAME". Such a program owns MPI, so the runtime (which
+ * refers to it weakly: null in every other program) leaves MPI alone and
+ * every rank runs main (docs/runtime.md, "MPI programs"). */
+#if defined(HCRT_BUILDING_RUNTIME)
+__attribute__((weak))
+#endif
+HCRT_ABI_EXPORT extern const char *const __hcrt_mpi_program;
+
 /* ------------------------------------------------------------------------
  * Parallel regions.
  * ------------------------------------------------------------------------ */

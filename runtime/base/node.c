@@ -270,17 +270,44 @@ static void need_cores(void)
     pthread_once(&cores_once, probe_cores);
 }
 
-hcrt_status_t hcrt__node_probe(void)
+static void node_defaults(hcrt_node_info_t *out)
 {
-    hcrt_node_info_t *out = &node;
-    int rank = hcrt__rank();
-
     out->have_pmix = 0;
     out->local_rank = 0;
     out->local_size = 1;
     out->node_id = 0;
     out->num_hosts = 1;
     out->cores = out->pus = 1;
+}
+
+/* A process whose MPI is the program's own (an MPI+OpenMP program,
+ * runtime.md "MPI programs"): no PMIx (the program's MPI_Init starts it
+ * its own way) and libomp's default team, as in the plain OpenMP build,
+ * unless HCRT_NODE_THREADS names this rank of the job. */
+hcrt_status_t hcrt__node_probe_own(int job_rank, int job_size)
+{
+    const char *spec = hcrt__config_string("HCRT_NODE_THREADS");
+    int n = spec && *spec ? hcrt__node_threads_override(spec, job_rank,
+                                                        node.host, job_size)
+                          : 0;
+
+    node_defaults(&node);
+    if (n > 0) {
+        omp_set_num_threads(n);
+        team_source = "HCRT_NODE_THREADS";
+    } else if (getenv("OMP_NUM_THREADS")) {
+        team_source = "OMP_NUM_THREADS";
+    }
+    team_default = omp_get_max_threads();
+    return HCRT_OK;
+}
+
+hcrt_status_t hcrt__node_probe(void)
+{
+    hcrt_node_info_t *out = &node;
+    int rank = hcrt__rank();
+
+    node_defaults(out);
     probe_pmix(out);
     if (out->have_pmix || hcrt__size() > 1 ||
         hcrt__log_on(HCRT_MOD_CORE, HCRT_LOG_DEBUG))

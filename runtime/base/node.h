@@ -24,6 +24,9 @@ void hcrt__node_early(void);
  * Without a launcher (one rank, no PMIx) hwloc runs only when the cores
  * are first asked for (hcrt__node_cores, hcrt__node_avail_cores). */
 hcrt_status_t hcrt__node_probe(void);
+/* Instead, in a program that owns MPI: no PMIx, libomp's default team
+ * unless HCRT_NODE_THREADS names job_rank (of the launcher's job_size). */
+hcrt_status_t hcrt__node_probe_own(int job_rank, int job_size);
 const hcrt_node_info_t *hcrt__node_info(void);
 /* This host's name (PMIx's, else gethostname). */
 const char *hcrt__hostname(void);

@@ -29,6 +29,10 @@ void hcrt__runtime_lazy_init(void);
 /* 1 in a program whose main hcc built, on several ranks: only the head
  * runs main (the workers run regions). */
 int hcrt__runtime_head_runs_main(void);
+/* In a program that calls MPI_Init itself (abi.h, __hcrt_mpi_program): the
+ * launcher's job size (1 alone); 0 in any other program. The runtime has
+ * no MPI there: each rank is a job of one node to it. */
+int hcrt__runtime_mpi_program(void);
 static inline void hcrt__runtime_ensure(void)
 {
     if (HCRT_UNLIKELY(!hcrt__ready))

@@ -123,6 +123,16 @@ static hcrt_status_t start(hcrt_future_t *f, void *recvbuf, int root,
         free(f);
         return HCRT_ERR_UNSUPPORTED;
     }
+    if (hcrt__runtime_mpi_program() > 1) {
+        hcrt_warn(HCRT_MOD_CORE,
+                  "hcrt_reduce_start in a program that calls MPI_Init itself "
+                  "(%d ranks): hcc's runtime does not use the program's MPI, "
+                  "so it cannot reduce across ranks; use MPI_Reduce (or drop "
+                  "the program's MPI_Init to let hcc run it across nodes)",
+                  hcrt__runtime_mpi_program());
+        free(f);
+        return HCRT_ERR_UNSUPPORTED;
+    }
     if (root < 0 || root >= hcrt__size() || (f->count && !f->send) ||
         (hcrt__rank() == root && f->count && !recvbuf) ||
         (f->size && f->count > SIZE_MAX / f->size)) {

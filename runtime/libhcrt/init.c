@@ -9,7 +9,9 @@
  *
  * Roles (one node runtime): rank 0 is the head and runs main. Until the
  * cluster runtime exists, workers only wait for the head's exit status and
- * leave with it. In lazy mode every rank runs its own main.
+ * leave with it. In lazy mode every rank runs its own main, and so it does
+ * in a program that calls MPI_Init itself (the pass marks it): the runtime
+ * then never touches MPI.
  */
 #include <pthread.h>
 #include <signal.h>
@@ -51,6 +53,7 @@ static int own_mpi;  /* we called MPI_Init_thread, so we finalise */
 static int finished; /* shutdown ran */
 static pthread_mutex_t init_lock = PTHREAD_MUTEX_INITIALIZER;
 static int cluster_wanted; /* HCRT_CLUSTER=1 in a job of several ranks */
+static int mpi_program;    /* the program owns MPI (__hcrt_mpi_program) */
 
 /* Before MPI is up the launcher's environment already names our rank, so
  * that messages about bad settings say which rank printed them. */
@@ -150,6 +153,50 @@ static hcrt_status_t mpi_init(int *argc, char ***argv)
     return HCRT_OK;
 }
 
+static void ignored_setting(const char *name, const char *value,
+                            const char *option)
+{
+    hcrt_warn(HCRT_MOD_CORE,
+              "%s='%s' is ignored: hcc's fault handling does not run in a "
+              "program that owns MPI; unset it (or drop %s)",
+              name, value, option);
+}
+
+/* The program owns MPI: the pass saw its MPI_Init (abi.h), or the user
+ * says so for a call in code hcc did not compile (HCRT_MPI_PROGRAM=1).
+ * Needs the settings parsed. */
+static int owns_mpi(void)
+{
+    return &__hcrt_mpi_program != NULL || hcrt__config_bool("HCRT_MPI_PROGRAM");
+}
+
+/* An MPI+OpenMP program (it calls MPI_Init itself, abi.h): MPI is the
+ * program's, every rank runs main as under mpicc + clang -fopenmp. Said
+ * once, by the job's first rank, before MPI exists. */
+static void mpi_program_start(void)
+{
+    int job_rank = launcher_rank() < 0 ? 0 : launcher_rank();
+
+    hcrt__node_probe_own(job_rank, launcher_size());
+    hcrt__log_set_identity(job_rank, hcrt__hostname());
+    hcrt__obs_set_job(job_rank, launcher_size());
+    if (job_rank != 0)
+        return;
+    hcrt_warn(HCRT_MOD_CORE,
+              "this program starts MPI itself (%s): hcc runs it as an "
+              "MPI+OpenMP program, as mpicc or mpifort with plain OpenMP "
+              "would: every rank runs main and its OpenMP regions on its own "
+              "threads; hcc does not spread regions across ranks (no DSM, no "
+              "fault tolerance). HCRT_LOG=core:0 silences this",
+              &__hcrt_mpi_program && __hcrt_mpi_program ? __hcrt_mpi_program
+                                                        : "HCRT_MPI_PROGRAM=1");
+    const char *inject = hcrt__config_string("HCRT_FAULT_INJECT");
+    if (hcrt__config_bool("HCRT_FT"))
+        ignored_setting("HCRT_FT", "1", "hcrun --ft");
+    if (inject && *inject)
+        ignored_setting("HCRT_FAULT_INJECT", inject, "hcrun --inject-failure");
+}
+
 static void stats_sections_init(void)
 {
     hcrt__stats_init();
@@ -186,17 +233,24 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
     pthread_mutex_lock(&init_lock);
     if (hcrt__ready || finished)
         goto out;
-    /* Before MPI: a TCP write to a dead peer must not kill us silently. */
-    signal(SIGPIPE, SIG_IGN);
     hcrt__node_early();
     hcrt__log_set_identity(launcher_rank(), hcrt__hostname());
     settings_init();
+    mpi_program = owns_mpi();
+    /* Before MPI: a TCP write to a dead peer must not kill us silently. A
+     * program that owns MPI keeps the default, as under clang. */
+    if (!mpi_program)
+        signal(SIGPIPE, SIG_IGN);
     /* Cluster runtime: the DSM prepares the address space here (re-exec
      * without ASLR), before MPI maps anything. */
-    if (mpi_wanted())
-        mpi_init(argc, argv);
-    hcrt__node_probe();
-    hcrt__log_set_identity(rank, hcrt__hostname());
+    if (mpi_program) {
+        mpi_program_start();
+    } else {
+        if (mpi_wanted())
+            mpi_init(argc, argv);
+        hcrt__node_probe();
+        hcrt__log_set_identity(rank, hcrt__hostname());
+    }
     if (size > 1) /* heartbeats and probes from here on (fault/) */
         hcrt__fault_init(comm);
     hcrt__dr_init(comm); /* the dynamic reduction's communicator */
@@ -212,9 +266,10 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
         hcrt__offload_init(comm); /* workers as devices (offload/, #6) */
         hcrt__ts_init(comm);      /* tasks other nodes take (tasks.md) */
     }
-    if (rank == 0)
+    int first = mpi_program ? launcher_rank() <= 0 : rank == 0;
+    if (first)
         hcrt__config_warn_unknown();
-    if (rank == 0 && hcrt__config_bool("HCRT_PRINT_CONFIG"))
+    if (first && hcrt__config_bool("HCRT_PRINT_CONFIG"))
         hcrt__config_print(stderr);
     stats_sections_init();
     on_exit(on_exit_handler, NULL);
@@ -233,6 +288,11 @@ out:
 int hcrt__runtime_head_runs_main(void)
 {
     return mode == MODE_MAIN && size > 1;
+}
+
+int hcrt__runtime_mpi_program(void)
+{
+    return mpi_program ? launcher_size() : 0;
 }
 
 void hcrt__runtime_lazy_init(void)
@@ -413,11 +473,17 @@ HCRT_ABI_EXPORT int __hcrt_main(int argc, char **argv, char **envp,
 {
     if (!user_main)
         hcrt_fatal(HCRT_MOD_CORE, "internal error: __hcrt_main without main");
-    mode = MODE_MAIN;
     hcrt__node_early(); /* messages about settings name the rank */
     hcrt__log_set_identity(launcher_rank(), hcrt__hostname());
     hcrt__settings_register();
-    cluster_wanted = launcher_size() > 1 && hcrt__config_init() == HCRT_OK &&
+    int settings_ok = hcrt__config_init() == HCRT_OK;
+    if (settings_ok && owns_mpi()) { /* every rank runs main */
+        mode = MODE_LAZY;
+        hcrt__runtime_init(&argc, &argv);
+        return user_main(argc, argv, envp);
+    }
+    mode = MODE_MAIN;
+    cluster_wanted = launcher_size() > 1 && settings_ok &&
                      hcrt__config_bool("HCRT_CLUSTER") && own_allocator();
     /* Before MPI maps anything: identical addresses in every rank. */
     if (cluster_wanted) {

@@ -11,6 +11,7 @@
  */
 #include <inttypes.h>
 #include <mpi.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -307,6 +308,52 @@ static void gather(MPI_Comm comm, char **text, const size_t *len, char **parts,
     free(all);
 }
 
+/* In a program that owns MPI every rank is a job of its own to the
+ * runtime: its report is titled with its rank of the MPI job and written in
+ * one piece (ranks print at the same time), its trace goes to a file of its
+ * own: HCRT_TRACE for rank 0, HCRT_TRACE.<rank> for the others. */
+static int job_rank, job_size = 1;
+
+void hcrt__obs_set_job(int rank, int size)
+{
+    job_rank = rank;
+    job_size = size;
+}
+
+static void stats_print(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *mem = job_size > 1 ? open_memstream(&buf, &len) : NULL;
+
+    if (!mem) {
+        hcrt__stats_report_final(stderr);
+        return;
+    }
+    fprintf(mem,
+            "==== rank %d of %d of an MPI program: the statistics of this "
+            "rank alone ====\n",
+            job_rank, job_size);
+    hcrt__stats_report_final(mem);
+    fclose(mem);
+    fwrite(buf, 1, len, stderr);
+    free(buf);
+}
+
+static void trace_write(char **parts, size_t *lens, int size)
+{
+    const char *path = hcrt__config_string("HCRT_TRACE");
+    char *own = NULL;
+
+    if (job_size > 1 && job_rank > 0 &&
+        asprintf(&own, "%s.%d", path, job_rank) > 0)
+        path = own;
+    if (hcrt__trace_write(path, parts + size, lens + size, size) == 0)
+        hcrt_info(HCRT_MOD_CORE, "trace of %d node(s) written to %s", size,
+                  path);
+    free(own);
+}
+
 static void head_finish(char **parts, size_t *lens, int want_trace_any)
 {
     int size = hcrt__size();
@@ -326,12 +373,9 @@ static void head_finish(char **parts, size_t *lens, int want_trace_any)
             hcrt__stats_register("cluster loops per node", print_loops, NULL);
     }
     if (hcrt__stats_level() != HCRT_STATS_OFF)
-        hcrt__stats_report_final(stderr);
+        stats_print();
     if (hcrt__trace_on) {
-        const char *path = hcrt__config_string("HCRT_TRACE");
-        if (hcrt__trace_write(path, parts + size, lens + size, size) == 0)
-            hcrt_info(HCRT_MOD_CORE, "trace of %d node(s) written to %s", size,
-                      path);
+        trace_write(parts, lens, size);
     } else if (want_trace_any) {
         hcrt_warn(HCRT_MOD_CORE,
                   "HCRT_TRACE is set on some ranks but not on the head: no "

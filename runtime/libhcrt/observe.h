@@ -61,6 +61,9 @@ void hcrt__obs_init(void);
  * communicator): gathers statistics and trace events at the head, prints
  * the statistics report there (HCRT_STATS) and writes the trace file. */
 void hcrt__obs_fini(void);
+/* A program that owns MPI (runtime.md "MPI programs"): this process is
+ * rank job_rank of the launcher's job_size, and reports for itself. */
+void hcrt__obs_set_job(int job_rank, int job_size);
 
 /* ---- between observe.c and obs_report.c -------------------------------- */
 /* This rank's figures as text lines (malloc'd, *len bytes). */

@@ -100,6 +100,14 @@ config.substitutions.append(("%e2e", "env HCC=%s CLANG=%s CLANGXX=%s FLANG=%s MP
     "timeout -k 5 300 %s --oversubscribe --bind-to none" % config.hcc_mpirun,
     os.path.join(config.hcc_src_root, "test/lit/e2e/Inputs/compare.sh"))))
 
+# %mpiprog [options] SRC WORKDIR: an MPI+OpenMP program built with mpicc +
+# the plain LLVM compiler and with hcc, run alone and at 1/2/4 ranks,
+# identical output required (test/lit/e2e-mpi/Inputs/run.sh).
+config.substitutions.append(("%mpiprog", "env HCC=%s CLANG=%s FLANG=%s MPIRUN='%s' bash %s" % (
+    os.path.join(bindir, "hcc"), config.hcc_clang, config.hcc_flang or "false",
+    "timeout -k 5 120 %s --oversubscribe --bind-to none" % config.hcc_mpirun,
+    os.path.join(config.hcc_src_root, "test/lit/e2e-mpi/Inputs/run.sh"))))
+
 # %offload SRC WORKDIR: build a target-task program with plain clang and with
 # hcc, run hcc's at 1/2/4 ranks (hcrun), require the reference's output
 # (test/lit/offload/Inputs/run.sh).

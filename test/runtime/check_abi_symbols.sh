@@ -1,8 +1,9 @@
 #!/bin/sh
 # check_abi_symbols.sh CC ABI_H LIBHCRT_SO
 # Every __hcrt_* name declared in abi.h (including the __hcrt_omp_<name> of
-# HCRT_OMP_API_LIST) must be exported by the library, and nothing else named
-# __hcrt_* may be.
+# HCRT_OMP_API_LIST) must be exported by the library, or, for a marker the
+# program defines (__hcrt_mpi_program), referred to weakly; nothing else
+# named __hcrt_* may be.
 cc=$1 abi=$2 lib=$3
 inc=$(dirname "$(dirname "$abi")")
 want=$(mktemp) have=$(mktemp)
@@ -12,7 +13,10 @@ trap 'rm -f "$want" "$have"' EXIT
     printf '#include "hcrt/abi.h"\n#define X(n) __hcrt_omp_##n\nHCRT_OMP_API_LIST(X)\n' |
         "$cc" -E -P -I"$inc" - | tail -n 3 | grep -o '__hcrt_[A-Za-z0-9_]*'
 } | sort -u >"$want"
-nm -D --defined-only "$lib" | awk '{print $3}' | grep '^__hcrt_' | sort -u >"$have"
+{
+    nm -D --defined-only "$lib" | awk '{print $3}'
+    nm -D --undefined-only "$lib" | awk '$1 == "w" {print $2}'
+} | grep '^__hcrt_' | sort -u >"$have"
 missing=$(comm -23 "$want" "$have")
 extra=$(comm -13 "$want" "$have")
 [ -n "$missing" ] && echo "declared in abi.h but not exported: $missing"

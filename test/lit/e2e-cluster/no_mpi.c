@@ -6,11 +6,12 @@
 // still come out. A hybrid program that calls MPI_Init itself after a
 // parallel region gets its own MPI, reduces over it, finalises it, and
 // runs regions after that: the runtime calls no MPI after the program's
-// MPI_Finalize and never finalises an MPI it did not start. Under a
-// launcher MPI is up as before, at one rank too. (A hybrid run at 2 ranks:
-// test/runtime/rt_hybrid.c; a program built by hcc runs main on the head
-// only, so its own collectives would have no partner.)
+// MPI_Finalize and never finalises an MPI it did not start (such a program
+// is an MPI program to hcc: it leaves MPI to it under a launcher too,
+// test/lit/e2e-mpi). A program without MPI_Init of its own (%t.plain) has
+// MPI up under a launcher, at one rank too.
 // RUN: %hcc -fopenmp -O1 %s -o %t
+// RUN: %hcc -fopenmp -O1 -DNO_OWN_MPI_INIT %s -o %t.plain
 // RUN: env OMP_NUM_THREADS=3 LD_DEBUG=files %t 2> %t.ld | FileCheck --check-prefix=ALONE %s
 // ALONE: threads 3 mpi 0 nodes 1
 // The dynamic loader's log is real (it lists libomp), and names no Open MPI
@@ -36,9 +37,13 @@
 // RUN: python3 %S/../observe/Inputs/check_trace.py %t.json 1 region | FileCheck --check-prefix=TRACE %s
 // TRACE: node 0: region 1
 // TRACE: ok
-// RUN: bash %S/Inputs/status.sh timeout -k 5 60 %mpirun -np 1 env OMP_NUM_THREADS=2 %t | FileCheck --check-prefix=LAUNCHED %s
+// RUN: bash %S/Inputs/status.sh timeout -k 5 60 %mpirun -np 1 env OMP_NUM_THREADS=2 %t.plain | FileCheck --check-prefix=LAUNCHED %s
 // LAUNCHED: threads 2 mpi 1 nodes 1
 // LAUNCHED: status 0
+// RUN: bash %S/Inputs/status.sh timeout -k 5 60 %mpirun -np 1 env OMP_NUM_THREADS=2 %t mpi | FileCheck --check-prefix=OWN %s
+// OWN: threads 2 mpi 0 nodes 1
+// OWN-NEXT: MPI_Init by the program: rank 0 of 1, sum 1
+// OWN: status 0
 #include <hcrt/hcrt.h>
 #include <mpi.h>
 #include <stdio.h>
@@ -56,6 +61,7 @@ static void report(const char *when)
 int main(int argc, char **argv)
 {
     report("");
+#ifndef NO_OWN_MPI_INIT
     if (argc < 2)
         return 0;
     int rank = -1, size = 0, one = 1, sum = 0;
@@ -68,5 +74,6 @@ int main(int argc, char **argv)
     fflush(stdout);
     MPI_Finalize();
     report("after MPI_Finalize: ");
+#endif
     return 0;
 }
