@@ -156,8 +156,6 @@ int omp_get_thread_num(void);
 int omp_get_num_threads(void);
 int omp_get_max_threads(void);
 size_t kmp_get_stacksize_s(void); /* libomp extension: OMP_STACKSIZE */
-int kmp_get_blocktime(void);      /* libomp extension: KMP_BLOCKTIME, ms */
-void kmp_set_blocktime(int ms);
 void omp_set_num_threads(int n);
 int omp_get_num_procs(void);
 int omp_in_parallel(void);

@@ -67,7 +67,6 @@ static int eager;       /* images travel after every call on all nodes */
 static int due_total;   /* head: a call on all nodes sent images (total) */
 static int img_fresh;   /* head: img holds every worker thread's image */
 static uint64_t tls_moves;
-static uint64_t passive_calls;       /* head-alone calls with a passive team */
 static _Thread_local char tls_probe; /* in libhcrt's own TLS */
 
 typedef struct {
@@ -356,24 +355,6 @@ static void head_entry(int32_t *gtid, int32_t *btid,
         memcpy(img + (size_t)k * tls_len, tls_block(), tls_len);
 }
 
-/* A call on the head alone whose team has more threads than the cores it
- * runs on (N x T logical threads on the head's T cores when the other
- * ranks are on other hosts; 4 threads on this 2-core host's cores at 4
- * ranks) waits passively at its barriers (blocktime 0): libomp's
- * spin-waits would take the cores from the threads they wait for (NPB CG
- * class W, 4 threads on 2 cores: 0.49-0.69 s spinning, 0.26-0.30 s
- * passive). Not when the program chose a wait policy itself. */
-static int passive_team(int total)
-{
-    static int chosen = -1;
-
-    if (chosen < 0)
-        chosen = getenv("KMP_BLOCKTIME") || getenv("OMP_WAIT_POLICY") ||
-                 getenv("KMP_LIBRARY");
-    int cores = hcrt__cluster_cores_head();
-    return !chosen && cores > 0 && total > cores;
-}
-
 void hcrt__cluster_place_run_head(hcrt_ident_t *loc,
                                   const hcrt_region_desc_t *region, void **args,
                                   int total)
@@ -391,14 +372,7 @@ void hcrt__cluster_place_run_head(hcrt_ident_t *loc,
     hcrt__cluster_cores_plan(total);
     __kmpc_push_num_threads(loc, __kmpc_global_thread_num(loc), total);
     hcrt_cluster_icv_t icv = {.nthreads = hcrt__cluster_max_threads()};
-    int bt = passive_team(total) ? kmp_get_blocktime() : 0;
-    if (bt > 0) { /* the team takes the master's ICVs at the fork */
-        kmp_set_blocktime(0);
-        passive_calls++;
-    }
     __kmpc_fork_call(loc, 3, (kmpc_micro_t)head_entry, region, args, &icv);
-    if (bt > 0)
-        kmp_set_blocktime(bt);
 }
 
 /* ---- statistics ---------------------------------------------------------- */
@@ -452,10 +426,9 @@ static int print_place(FILE *out, void *arg)
                 "once): %u, regions they moved %u\n",
                 tab.groups, tab.group_switches);
     fprintf(out,
-            "calls on the head alone run on %d core(s) (a call on all nodes "
-            "has %.2fx as many); %" PRIu64
-            " of them had more threads than that and waited passively\n",
-            hcrt__cluster_cores_head(), tab.p.capacity, passive_calls);
+            "calls on the head alone run on %d core(s); a call on all nodes "
+            "has %.2fx as many\n",
+            hcrt__cluster_cores_head(), tab.p.capacity);
     for (uint32_t i = 0; i < tab.cap; i++)
         if (tab.slots[i].used && tab.slots[i].calls) {
             print_region(out, descs[i], &tab.slots[i]);
