@@ -156,13 +156,20 @@ static void end_try(hcrt__place_table_t *t)
     t->epoch++;
 }
 
-/* A try whose region has not come back for 16 of its cycles (or 1 s) no
- * longer holds the others back. */
+/* A try whose region has not come back for 16 of its cycles (or 1 s), or
+ * for twice as many calls of other regions as came between its last two
+ * calls (at least 8), no longer holds the others back: a region called
+ * twice, such as an initialisation, whose try began at its second call
+ * kept every other region from trying for a second (NPB FT class A: its
+ * FFT regions were never tried). */
 static int stale(const hcrt__place_table_t *t, uint64_t now_ns)
 {
     const hcrt__place_region_t *b = t->busy;
     double c = b->avg[0] > b->avg[1] ? b->avg[0] : b->avg[1];
+    uint64_t gap = b->gap > 4 ? b->gap : 4;
 
+    if (t->calls - b->last_at > 2 * gap)
+        return 1;
     return (double)(now_ns - t->busy_t0) > (16 * c > 1e9 ? 16 * c : 1e9);
 }
 

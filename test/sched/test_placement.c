@@ -238,6 +238,41 @@ static void test_pushed(void)
     hcrt__place_fini(&t);
 }
 
+/* An initialisation called twice (its try of the head alone starts at its
+ * second call and never ends) does not keep a DSM-hostile region called
+ * after it from trying the head for long. */
+static void test_stuck_try(void)
+{
+    hcrt__place_table_t t;
+    hcrt__place_params_t p;
+    hcrt__place_params_default(&p, 2);
+    p.capacity = 1; /* every region tries right after its first call */
+    hcrt__place_init(&t, &p, 8, 0);
+    hcrt__place_region_t *init = hcrt__place_region(&t, 1);
+    hcrt__place_region_t *r = hcrt__place_region(&t, 2);
+    uint64_t now = 0;
+    for (int k = 0; k < 2; k++) {
+        int w = (int)hcrt__place_choose(&t, init, now);
+        now += 30000000;
+        hcrt__place_record(&t, init, 30000000);
+        (void)w;
+    }
+    CHECKF(t.busy == init, "the initialisation's try is under way");
+    int first_head = -1;
+    for (int i = 0; i < 200; i++) {
+        int w = (int)hcrt__place_choose(&t, r, now);
+        double c = w == HCRT_PLACE_HEAD ? 12e3 : 310e3;
+        now += (uint64_t)c;
+        hcrt__place_record(&t, r, (uint64_t)c);
+        if (w == HCRT_PLACE_HEAD && first_head < 0)
+            first_head = i;
+    }
+    CHECKF(first_head >= 1 && first_head <= 10, "head tried at call %d",
+           first_head);
+    CHECKF(r->choice == HCRT_PLACE_HEAD, "choice %d", r->choice);
+    hcrt__place_fini(&t);
+}
+
 /* Regret on synthetic sequences: total time within 3 % + the switches'
  * own cost of the best fixed placement per phase. */
 static void test_regret(void)
@@ -345,7 +380,7 @@ int main(int argc, char **argv)
         {"phase", test_phase},       {"noise", test_noise},
         {"disabled", test_disabled}, {"table", test_table},
         {"regret", test_regret},     {"pushed", test_pushed},
-        {"group", test_group},
+        {"group", test_group},       {"stuck_try", test_stuck_try},
         {"group_loses", test_group_loses},
         {NULL, NULL}};
     return check_run(argc, argv, cases);
