@@ -126,6 +126,9 @@ struct dsm_state {
     int uffd_mode; /* HCRT_DSM_UFFD: SHM_AUTO, SHM_OFF or SHM_ON */
     int uffd;      /* userfaultfd holding the premapped slices, or -1 */
     int shm_peers;
+    /* Ranks (below 64) that may hold copies of this rank's pages: those
+     * of other hosts (same-host ranks map the master). Set with the peers. */
+    uint64_t copy_holders;
     /* Home migration (migrate.c): on, and per page its home once it moved
      * (rank + 1; 0: the policy's), updated by every rank at one barrier */
     int migrate;

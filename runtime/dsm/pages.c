@@ -259,10 +259,9 @@ static void live_add(size_t first, size_t n)
  * that no rank ever holds a copy of a same-host home's page. */
 void hcrt__dsm_live_areas(void)
 {
-    uint64_t peers = 0; /* same-host ranks: their seeded copies go live */
-    for (int r = 0; r < dsm.size && r < 64; r++)
-        if (r != dsm.rank && hcrt__dsm_shm_peer(r))
-            peers |= 1ULL << r;
+    /* same-host ranks: their seeded copies go live */
+    uint64_t peers =
+        ~dsm.copy_holders & ~(dsm.rank < 64 ? 1ULL << dsm.rank : 0);
     for (int i = 1; i < dsm.nareas; i++) {
         dsm_area_t *a = &dsm.areas[i];
         size_t n = a->len / DSM_PAGE;
@@ -307,17 +306,6 @@ static size_t claim_home_run(size_t idx)
     return n;
 }
 
-/* The ranks that may hold copies of this rank's pages: those of other
- * hosts (same-host ranks map the master, shm.c). */
-static uint64_t copy_holders(void)
-{
-    uint64_t m = 0;
-    for (int r = 0; r < dsm.size && r < 64; r++)
-        if (r != dsm.rank && !hcrt__dsm_shm_peer(r))
-            m |= 1ULL << r;
-    return m;
-}
-
 /* write_run for a write fault on a read-only home page: the run stops
  * before a page a rank of another host writes. Past the stream's window
  * it goes on while no rank of another host holds a copy either: making
@@ -334,7 +322,7 @@ static size_t home_write_run(size_t idx)
     size_t w = write_window(idx), n = 1;
     dsm_area_t *a = hcrt__dsm_area_of_page(idx);
     size_t end = a->first + a->len / DSM_PAGE;
-    uint64_t others = copy_holders();
+    uint64_t others = dsm.copy_holders;
     while (n < dsm.prefetch_max && idx + n < end &&
            hcrt__dsm_home_known(idx + n) == dsm.rank &&
            !(atomic_load(&dsm.dir[idx + n].writers) & others) &&
@@ -385,7 +373,7 @@ static int home_fault(size_t idx, int is_write)
     /* with no rank on another host nobody could be told of a write: an
      * untouched run read first is made writable at once, saving the write
      * fault that usually follows */
-    if (st == PG_INV && !copy_holders())
+    if (st == PG_INV && !dsm.copy_holders)
         is_write = 1;
     if (is_write) {
         uint64_t tell = 0;

@@ -132,25 +132,6 @@ static int uffd_open(const char **why)
     return fd;
 }
 
-static void map_pages_as(size_t idx, size_t n, int home, int prot,
-                         int populate);
-static void set_flip(size_t idx, size_t n, int to_home);
-
-static void map_pages(size_t idx, size_t n, int home, int prot)
-{
-    map_pages_as(idx, n, home, prot, 1);
-}
-
-/* Start-up: the globals' live views of the head's memory (pages.c,
- * hcrt__dsm_live_areas), read-only and not populated: populating them
- * would allocate every zero page of the head's static arrays (60 MB in
- * NPB MG class W) that range.c left as holes; an access faults them in. */
-void hcrt__dsm_map_live_lazy(size_t idx, size_t n, int home)
-{
-    map_pages_as(idx, n, home, PROT_READ, 0);
-    set_flip(idx, n, 1);
-}
-
 static void map_pages_as(size_t idx, size_t n, int home, int prot, int populate)
 {
     dsm_area_t *a = hcrt__dsm_area_of_page(idx);
@@ -181,6 +162,11 @@ static void map_pages_as(size_t idx, size_t n, int home, int prot, int populate)
         hcrt__dsm_mappings_fatal();
 }
 
+static void map_pages(size_t idx, size_t n, int home, int prot)
+{
+    map_pages_as(idx, n, home, prot, 1);
+}
+
 static void set_flip(size_t idx, size_t n, int to_home)
 {
     for (size_t i = 0; i < n; i++) {
@@ -189,6 +175,16 @@ static void set_flip(size_t idx, size_t n, int to_home)
         else
             atomic_fetch_and(&dsm.pages[idx + i].flags, (uint8_t)~PF_FLIP);
     }
+}
+
+/* Start-up: the globals' live views of the head's memory (pages.c,
+ * hcrt__dsm_live_areas), read-only and not populated: populating them
+ * would allocate every zero page of the head's static arrays (60 MB in
+ * NPB MG class W) that range.c left as holes; an access faults them in. */
+void hcrt__dsm_map_live_lazy(size_t idx, size_t n, int home)
+{
+    map_pages_as(idx, n, home, PROT_READ, 0);
+    set_flip(idx, n, 1);
 }
 
 void hcrt__dsm_set_view(size_t idx, size_t n, int home, int prot)
@@ -449,6 +445,10 @@ hcrt_status_t hcrt__dsm_shm_init(void)
         if (dsm.shm_mode == SHM_ON && want)
             return HCRT_ERR_IO; /* explained by map_host on some rank */
     }
+    dsm.copy_holders = 0;
+    for (int r = 0; r < dsm.size && r < 64; r++)
+        if (r != dsm.rank && !hcrt__dsm_shm_peer(r))
+            dsm.copy_holders |= 1ULL << r;
     hcrt_status_t st = premap_slices();
     if (dsm.shm_peers)
         hcrt__dsm_live_areas();

@@ -126,14 +126,21 @@ static double try_estimate(const hcrt__place_table_t *t,
     return gap * t->p.try_calls + ref;
 }
 
-static int try_allowed(hcrt__place_table_t *t, const hcrt__place_region_t *r,
-                       uint64_t now_ns)
+/* What tries may have lost by now: budget x max(elapsed, 1 s), plus the
+ * allowance. */
+static double budget_ns(const hcrt__place_table_t *t, uint64_t now_ns)
 {
     double elapsed = (double)(now_ns - t->start_ns);
 
     if (elapsed < HORIZON_NS)
         elapsed = HORIZON_NS;
-    double budget = t->p.budget * elapsed + t->p.allowance_ns;
+    return t->p.budget * elapsed + t->p.allowance_ns;
+}
+
+static int try_allowed(hcrt__place_table_t *t, const hcrt__place_region_t *r,
+                       uint64_t now_ns)
+{
+    double budget = budget_ns(t, now_ns);
     /* A call on the head alone is the program's one-node run of it: such
      * a try waits only while earlier tries overspent. A call on all nodes
      * may lose without bound: its worst case must fit. */
@@ -247,10 +254,7 @@ static void group_check(hcrt__place_table_t *t, uint64_t now_ns)
     uint32_t n = 0;
     for (uint32_t i = 0; i < t->cap && n < 2; i++)
         n += group_member(t, &t->slots[i]);
-    double elapsed = (double)(now_ns - t->start_ns);
-    if (elapsed < HORIZON_NS)
-        elapsed = HORIZON_NS;
-    if (n < 2 || t->lost_ns > t->p.budget * elapsed + t->p.allowance_ns) {
+    if (n < 2 || t->lost_ns > budget_ns(t, now_ns)) {
         t->group_next = t->calls + t->group_gap;
         return;
     }
@@ -389,12 +393,9 @@ static void steady_sample(hcrt__place_table_t *t, hcrt__place_region_t *r,
 static void early_try(hcrt__place_table_t *t, hcrt__place_region_t *r,
                       double cycle, uint64_t now_ns)
 {
-    double elapsed = (double)(now_ns - t->start_ns);
-
-    if (elapsed < HORIZON_NS)
-        elapsed = HORIZON_NS;
     double worst = (t->p.capacity - 1) * cycle * t->p.try_calls;
-    if (t->lost_ns + worst <= t->p.budget * elapsed + t->p.allowance_ns)
+
+    if (t->lost_ns + worst <= budget_ns(t, now_ns))
         r->next_check = 1;
 }
 
