@@ -146,6 +146,9 @@ hcrt_status_t hcrt__dsm_bell_init(void); /* collective */
 
 /* ---- range.c ---- */
 hcrt_status_t hcrt__dsm_range_init(uintptr_t base, size_t size);
+/* Marks in skip[] (a byte per page) the pages of [base, base+len) that a
+ * private anonymous mapping holds untouched (zero); returns their count. */
+size_t hcrt__dsm_untouched(uintptr_t base, size_t len, uint8_t *skip);
 void hcrt__dsm_range_fini(void);
 /* Page index of `p` (and its area), or -1 when outside every area. */
 long hcrt__dsm_page_index(uintptr_t p, dsm_area_t **area);

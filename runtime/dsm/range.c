@@ -135,9 +135,19 @@ static int page_is_zero(const char *p)
 static hcrt_status_t map_area(dsm_area_t *a, off_t off)
 {
     const char *src = (const char *)a->base;
+    /* pages never touched are zero and are not read (untouched.c) */
+    uint8_t *skip = calloc(a->len / DSM_PAGE, 1);
+    if (skip) {
+        size_t n = hcrt__dsm_untouched(a->base, a->len, skip);
+        hcrt_debug(HCRT_MOD_DSM,
+                   "globals %#lx+%zu KiB: %zu of %zu pages "
+                   "untouched",
+                   (unsigned long)a->base, a->len >> 10, n, a->len / DSM_PAGE);
+    }
     for (size_t o = 0; o < a->len; o += DSM_PAGE)
-        if (!page_is_zero(src + o))
+        if (!(skip && skip[o / DSM_PAGE]) && !page_is_zero(src + o))
             memcpy(a->alias + o, src + o, DSM_PAGE);
+    free(skip);
     void *p = mmap((void *)a->base, a->len, PROT_READ, MAP_SHARED | MAP_FIXED,
                    dsm.memfd, off);
     if (p == MAP_FAILED) {
