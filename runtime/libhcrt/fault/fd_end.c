@@ -324,9 +324,25 @@ void hcrt__fd_on_left(const fd_msg_t *m)
         left_done();
 }
 
+/* Has every live rank acknowledged LEFT? (The root's timer resends it to
+ * those that have not.) */
+static int all_left_acked(const fd_state_t *f)
+{
+    for (int r = 0; r < f->size; r++)
+        if (r != f->rank && f->peers[r].state != P_FAILED &&
+            !f->peers[r].left_acked)
+            return 0;
+    return 1;
+}
+
+/* The last acknowledgement ends the root's leave at once, not at its next
+ * resend timer (50 ms later: every job's exit waited for it). */
 void hcrt__fd_on_left_ack(const fd_msg_t *m)
 {
-    hcrt__fd.peers[m->h.from].left_acked = 1;
+    fd_state_t *f = &hcrt__fd;
+    f->peers[m->h.from].left_acked = 1;
+    if (f->left && !f->done && all_left_acked(f))
+        left_done();
 }
 
 /* The root after LEFT: resend it to the ranks that did not acknowledge;
