@@ -397,6 +397,8 @@ static void print_region(FILE *out, const hcrt_region_desc_t *d,
     else if (h > 0 && a > 0)
         fprintf(out, "%.0f us/call there vs %.0f us/call on the head alone", a,
                 h);
+    else if (r->choice == HCRT_PLACE_HEAD)
+        fprintf(out, "%.0f us/call, not tried on all nodes", h);
     else
         fprintf(out, "%.0f us/call, not tried on the head alone", a);
     fprintf(out,

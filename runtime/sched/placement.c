@@ -44,6 +44,7 @@ void hcrt__place_params_default(hcrt__place_params_t *p, int nodes)
     *p = (hcrt__place_params_t){.enabled = 1,
                                 .nodes = nodes > 1 ? nodes : 2,
                                 .capacity = nodes > 1 ? nodes : 2,
+                                .head_first = 1,
                                 .budget = 0.03,
                                 .allowance_ns = 0,
 
@@ -261,6 +262,26 @@ static void group_check(hcrt__place_table_t *t, uint64_t now_ns)
     start_group(t, now_ns);
 }
 
+/* A region's first call: on all nodes, unless a call on the head alone has
+ * as many cores (capacity 1: every rank on the head's host). Then the head
+ * alone runs it, as one node would, and all nodes are tried after
+ * recheck_min calls like any other choice: a call on all nodes can only
+ * win there by what the DSM's page moves cost it, and starting every
+ * region on all nodes left mixed placements whose page moves each
+ * region's try paid (NPB MG class A: 39 tries refused by the budget, three
+ * regions on all nodes and three on the head). */
+static hcrt_place_t first_place(const hcrt__place_table_t *t,
+                                hcrt__place_region_t *r)
+{
+    if (t->p.capacity > 1 || !t->p.head_first) {
+        r->choice = HCRT_PLACE_ALL;
+        return HCRT_PLACE_ALL;
+    }
+    r->choice = HCRT_PLACE_HEAD;
+    r->next_check = t->p.recheck_min;
+    return HCRT_PLACE_HEAD;
+}
+
 hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
                                 uint64_t now_ns)
 {
@@ -276,8 +297,7 @@ hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
     if (!t->p.enabled) {
         where = HCRT_PLACE_ALL;
     } else if (r->calls == 0) {
-        r->choice = HCRT_PLACE_ALL; /* a region called once never re-runs */
-        where = HCRT_PLACE_ALL;
+        where = first_place(t, r); /* a region called once never re-runs */
     } else if (r->in_group) {
         where = HCRT_PLACE_HEAD;
     } else if (r->trying > 0) {

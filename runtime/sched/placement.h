@@ -35,6 +35,7 @@ typedef struct hcrt__place_params {
     double capacity;     /* the cores a call on all nodes has over those
                             of a call on the head alone (>= 1; nodes when
                             each rank has its own) */
+    int head_first;      /* first calls on the head when capacity <= 1 */
     double budget;       /* fraction of elapsed time tries may lose */
     double allowance_ns; /* loss allowed at any time on top of it */
 

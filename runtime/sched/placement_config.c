@@ -10,6 +10,7 @@ void hcrt__place_params_load(hcrt__place_params_t *p, int nodes)
 {
     hcrt__place_params_default(p, nodes);
     p->enabled = hcrt__config_bool("HCRT_SCHED_PLACE");
+    p->head_first = hcrt__config_bool("HCRT_SCHED_PLACE_HEAD_FIRST");
     p->budget = hcrt__config_double("HCRT_SCHED_PLACE_BUDGET");
     p->tie = hcrt__config_double("HCRT_SCHED_PLACE_TIE");
     p->drift = hcrt__config_double("HCRT_SCHED_PLACE_DRIFT");

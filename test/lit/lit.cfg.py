@@ -43,6 +43,12 @@ for var in ["HOME", "TMPDIR", "OMP_NUM_THREADS", "HCC_NETNS_PREFIX",
             "HCRT_DSM_MIGRATE", "HCRT_DSM_SHM"]:
     if var in os.environ:
         config.environment[var] = os.environ[var]
+# Every rank of these tests runs on this one host, where region placement
+# would start every region on the head alone (HCRT_SCHED_PLACE_HEAD_FIRST,
+# docs/placement.md): the corpus runs its regions on all nodes first, as
+# between hosts, so that the cross-node path stays tested; compare.sh and
+# e2e-cluster/placement.c also run the default.
+config.environment["HCRT_SCHED_PLACE_HEAD_FIRST"] = "0"
 # Open MPI 4.1 creates <tmpdir>/ompi.<host>.<uid> on every mpirun and fails
 # ("mkdir ... File exists", orte_init failed) when two runs started at the
 # same moment race to create it - lit runs tests in parallel, in one TMPDIR.

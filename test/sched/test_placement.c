@@ -82,12 +82,28 @@ static void test_first(void)
     CHECKF(sim_call(&s, 4e6, 1e3) == HCRT_PLACE_ALL, "4 nodes: steady call");
     hcrt__place_fini(&s.t);
     /* ... unless a call on the head alone has as many cores (ranks of one
-     * host whose cores it uses): nothing to lose, long calls try at once */
+     * host whose cores it uses): the head alone runs the first call, and
+     * all nodes are tried after recheck_min calls, kept when they win */
     sim_init(&s, 4, 1);
     s.t.p.capacity = 1;
-    sim_call(&s, 1e8, 1e6);
-    CHECKF(sim_call(&s, 1e8, 1e6) == HCRT_PLACE_HEAD,
-           "capacity 1: the head alone after the first long call");
+    int first_all = -1;
+    for (int i = 0; i < 40; i++)
+        if (sim_call(&s, 1e6, 4e6) == HCRT_PLACE_ALL && first_all < 0)
+            first_all = i;
+    CHECKF(s.on[HCRT_PLACE_HEAD] >= 1 && first_all == 8,
+           "capacity 1: first call on the head, all nodes tried at call %d",
+           first_all);
+    CHECKF(s.r->choice == HCRT_PLACE_ALL, "capacity 1: all nodes win, %d",
+           s.r->choice);
+    hcrt__place_fini(&s.t);
+    /* and the head alone is kept when all nodes lose */
+    sim_init(&s, 2, 1);
+    s.t.p.capacity = 1;
+    for (int i = 0; i < 400; i++)
+        sim_call(&s, 310e3, 12e3);
+    CHECKF(s.r->choice == HCRT_PLACE_HEAD && s.on[HCRT_PLACE_ALL] <= 3 * 6,
+           "capacity 1: head kept, %llu calls on all nodes",
+           (unsigned long long)s.on[HCRT_PLACE_ALL]);
     hcrt__place_fini(&s.t);
 }
 
@@ -246,15 +262,15 @@ static void test_stuck_try(void)
     hcrt__place_table_t t;
     hcrt__place_params_t p;
     hcrt__place_params_default(&p, 2);
-    p.capacity = 1; /* every region tries right after its first call */
+    p.capacity = 1.5; /* 15 ms calls try right after the first */
     hcrt__place_init(&t, &p, 8, 0);
     hcrt__place_region_t *init = hcrt__place_region(&t, 1);
     hcrt__place_region_t *r = hcrt__place_region(&t, 2);
     uint64_t now = 0;
     for (int k = 0; k < 2; k++) {
         int w = (int)hcrt__place_choose(&t, init, now);
-        now += 30000000;
-        hcrt__place_record(&t, init, 30000000);
+        now += 15000000;
+        hcrt__place_record(&t, init, 15000000);
         (void)w;
     }
     CHECKF(t.busy == init, "the initialisation's try is under way");

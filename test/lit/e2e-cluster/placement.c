@@ -33,6 +33,16 @@
 // OFF-DAG: kept on the head 0 (0 placed there,
 // OFF-DAG: region placement off
 // OFF-NOT: FAIL
+// The default (HCRT_SCHED_PLACE_HEAD_FIRST=1; the suite sets 0 to test the
+// cross-node path): with every rank on one host (capacity 1.00x) each region
+// starts on the head alone; between hosts (the netns tier) it changes
+// nothing. The same answers either way, the tiny region on the head.
+// RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_SCHED_PLACE_HEAD_FIRST=1 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_SCHED_PLACE_HEAD_FIRST -np 2 %t >%t.hf 2>%t.err; cat %t.err >>%t.hf
+// RUN: FileCheck %s --check-prefix=HF <%t.hf
+// HF: results ok
+// HF: calls on the head alone run on {{[0-9]+}} core(s); a call on all nodes has {{[0-9.]+}}x as many
+// HF-DAG: region {{.*}}placement.c:{{[0-9]+}} (tiny{{.*}}) ran on the head alone
+// HF-NOT: FAIL
 // NP4: results ok
 // NP4: calls on the head alone run on {{[0-9]+}} core(s); a call on all nodes has {{[0-9.]+}}x as many
 // NP4: cluster regions {{[0-9]+}} on 4 nodes (8 threads), kept on the head {{[1-9][0-9]*}}

@@ -126,5 +126,11 @@ if [ $mpi = 1 ]; then
                 "hcc output under hcrun -n $np --threads $t"
         done
     done
+    # the default placement on one host: every region starts on the head
+    # alone, with the whole logical team (docs/placement.md)
+    run "$work/mpi.head" 1 env HCRT_SCHED_PLACE_HEAD_FIRST=1 "$hcrun" -n 2 \
+        --threads 1 "$work/hcc"
+    same "$first" "$work/mpi.head" \
+        "hcc output under hcrun -n 2 --threads 1, regions on the head first"
 fi
 echo "compare.sh: $(basename "$src"): identical output ($(wc -l <"$first") lines)"
