@@ -108,23 +108,33 @@ double hcrt__place_cost(const hcrt__place_region_t *r, hcrt_place_t where)
     return r->runs[where] ? r->time_ns[where] / (double)r->runs[where] : 0;
 }
 
+/* The longest cycle of a placement so far: a region whose calls differ in
+ * size (NPB MG's, one per grid level, coarse to fine) may be tried on its
+ * longest ones, which its last steady cycles need not hold. */
+static double worst_cost(const hcrt__place_region_t *r, hcrt_place_t w)
+{
+    double m = hcrt__place_cost(r, w);
+    return r->peak[w] > m ? r->peak[w] : m;
+}
+
 /* What a try of the other placement may lose at worst, in ns. */
 static double try_estimate(const hcrt__place_table_t *t,
                            const hcrt__place_region_t *r)
 {
     hcrt_place_t alt = (hcrt_place_t)!r->choice;
     double ref = hcrt__place_cost(r, (hcrt_place_t)r->choice);
+    double worst = worst_cost(r, (hcrt_place_t)r->choice);
 
     double gap, alt_cost = r->avg[alt];
 
     if (alt_cost > 0)
         gap = alt_cost - ref;
     else /* never measured: the head alone does all the nodes' work */
-        gap = alt == HCRT_PLACE_HEAD ? t->p.capacity * ref : ref;
+        gap = alt == HCRT_PLACE_HEAD ? t->p.capacity * worst : worst;
     if (gap < t->p.tie * ref)
         gap = t->p.tie * ref;
     /* the call back on the choice moves the pages again */
-    return gap * t->p.try_calls + ref;
+    return gap * t->p.try_calls + worst;
 }
 
 /* What tries may have lost by now: budget x max(elapsed, 1 s), plus the
@@ -430,6 +440,8 @@ void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
     r->pending = 0;
     r->runs[where]++;
     r->time_ns[where] += cycle;
+    if (cycle > r->peak[where])
+        r->peak[where] = cycle;
     if (r->calls == 1 && where == HCRT_PLACE_ALL && t->p.enabled)
         early_try(t, r, cycle, r->fork_ns + cycle_ns);
     /* a try, or the call back after one: what it lost against the choice */

@@ -59,6 +59,7 @@ typedef struct hcrt__place_region {
     double ring[2][HCRT_PLACE_RING]; /* the last steady cycles */
     uint8_t nring[2], rpos[2];
     uint64_t runs[2];  /* calls run per placement */
+    double peak[2];    /* the longest cycle (ns) per placement */
     double time_ns[2]; /* cycle time measured per placement */
     double lost_ns;    /* what this region's tries lost */
 

@@ -388,6 +388,27 @@ static void test_group_loses(void)
     hcrt__place_fini(&t);
 }
 
+/* A region whose calls differ in size (a multigrid's, one per level: four
+ * of 0.5 ms, one of 40 ms) on the head alone, all nodes 3x slower: the
+ * tries of all nodes stay within the budget (30 ms in a 1.2 s run) plus
+ * one try's overspend, though the median call is short. Estimating a try
+ * from the median (0.5 ms) let it run into the 40 ms calls (~200 ms). */
+static void test_sizes(void)
+{
+    sim_t s;
+    sim_init(&s, 2, 1);
+    s.t.p.capacity = 1;
+    s.switch_extra = 0;
+    for (int i = 0; s.now < 1.2e9; i++) {
+        double head = i % 5 == 4 ? 40e6 : 0.5e6;
+        sim_call(&s, 3 * head, head);
+    }
+    CHECKF(s.t.lost_ns <= 0.03e9 * 1.2 + 2 * 40e6,
+           "tries lost %.3g ms in a 1.2 s run", s.t.lost_ns * 1e-6);
+    CHECKF(s.r->choice == HCRT_PLACE_HEAD, "choice %d", s.r->choice);
+    hcrt__place_fini(&s.t);
+}
+
 int main(int argc, char **argv)
 {
     static const check_case_t cases[] = {
@@ -397,7 +418,7 @@ int main(int argc, char **argv)
         {"disabled", test_disabled}, {"table", test_table},
         {"regret", test_regret},     {"pushed", test_pushed},
         {"group", test_group},       {"stuck_try", test_stuck_try},
-        {"group_loses", test_group_loses},
+        {"group_loses", test_group_loses}, {"sizes", test_sizes},
         {NULL, NULL}};
     return check_run(argc, argv, cases);
 }
