@@ -6,6 +6,7 @@
 #   bench/programs/run.sh [-b BUILD] [-r REPEATS] [-o OUT]
 #                         [--npb-hcc DIR --npb-clang DIR] [--classes "S W"]
 #                         [--programs "bt cg ..."] [--no-examples]
+#                         [--netns [--delay DELAY]]
 #
 # Programs built OUTSIDE this repository: SNU NPB3.3-OMP-C binaries named
 # <bench>.<CLASS>.x, one directory built by hcc (-O2 -fopenmp) and one by
@@ -22,11 +23,17 @@
 # required; an example's output must equal its clang-19 build's at the same
 # total thread count. Raw rows: OUT/times.tsv; table: OUT/table.md; plot:
 # OUT/speedup.png (OUT defaults to BUILD/bench/programs).
+#
+# --netns: the hcrun runs put one rank on each of 4 simulated hosts
+# (network namespaces over TCP, scripts/netns.sh; root), as on a cluster:
+# a call on the head alone then has one host's cores, and every page a
+# rank misses crosses the network. --delay DELAY adds a netem delay (e.g.
+# 50us) to every host's link. clang and one still run on this host.
 set -euo pipefail
 
 src=$(cd "$(dirname "$0")/../.." && pwd)
 build=$src/build repeats=3 out="" npb_hcc="" npb_clang="" classes="S W"
-programs="bt cg ep ft is lu mg sp" examples=1 timeout_s=300
+programs="bt cg ep ft is lu mg sp" examples=1 timeout_s=300 netns=0 delay=
 while [ $# -gt 0 ]; do
     case $1 in
     -b) build=$(cd "$2" && pwd); shift ;;
@@ -38,6 +45,8 @@ while [ $# -gt 0 ]; do
     --programs) programs=$2; shift ;;
     --no-examples) examples=0 ;;
     --timeout) timeout_s=$2; shift ;;
+    --netns) netns=1 ;;
+    --delay) delay=$2; shift ;;
     *) echo "run.sh: unknown option '$1' (see the header of $0)" >&2; exit 2 ;;
     esac
     shift
@@ -48,6 +57,16 @@ out=$(cd "$out" && pwd)
 hcrun=$build/bin/hcrun
 [ -x "$hcrun" ] || { echo "run.sh: no $hcrun: build hcc first (scripts/build.sh)" >&2; exit 1; }
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+if [ "$netns" = 1 ]; then
+    # hosts of our own (prefix and net apart from the test tier's)
+    export HCC_NETNS_PREFIX=${HCC_NETNS_PREFIX:-hcbench} HCC_NETNS_NET=${HCC_NETNS_NET:-10.79.0}
+    export HCC_MPIRUN=$src/test/netns/mpirun.sh
+    bash "$src/scripts/netns.sh" up 4
+    trap 'bash "$src/scripts/netns.sh" down >/dev/null 2>&1 || true' EXIT
+    if [ -n "$delay" ]; then
+        for k in 1 2 3 4; do bash "$src/scripts/netns.sh" shape $k "" "$delay"; done
+    fi
+fi
 
 # name|hcc binary|clang binary|kind (npb or example)
 list=()
@@ -95,7 +114,9 @@ ok() {
 
 rows=$out/times.tsv
 echo -e "repeat\tprogram\tconfig\tseconds\tok" >"$rows"
-echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$src" rev-parse --short HEAD), $(nproc) cores; load: $(uptime | sed 's/.*load average: //')" | tee "$out/header.txt"
+hosts="one host"
+[ "$netns" = 1 ] && hosts="hcrun ranks on 4 simulated hosts (netns${delay:+, netem delay $delay})"
+echo "# $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$src" rev-parse --short HEAD), $(nproc) cores, $hosts; load: $(uptime | sed 's/.*load average: //')" | tee "$out/header.txt"
 for r in $(seq "$repeats"); do
     for n in 1 2 4; do
         t=$(run "$out/logs/empty.np$n" "$hcrun" -n $n --threads 1 --oversubscribe "$out/bin/empty")
