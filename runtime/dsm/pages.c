@@ -21,14 +21,26 @@
 #include "dsm/dsm_int.h"
 
 static _Atomic uint32_t waiters;
-static _Atomic size_t seq_next;   /* page after the last fetched run */
-static _Atomic size_t seq_window; /* current prefetch window */
+/* Sequential read streams of this rank: a loop reads several arrays at
+ * once (NPB CG's matrix values and column indices beside a gather), so a
+ * miss goes on whichever stream it continues. A miss that continues none
+ * takes the slot hit longest ago (random misses replace each other). */
+#define RD_STREAMS 8
+typedef struct rstream {
+    _Atomic size_t next;   /* page after its last fetched run */
+    _Atomic size_t window; /* its prefetch window */
+    _Atomic uint64_t hit;  /* rd_clock at its last miss */
+    _Atomic int wr;        /* it writes what it reads */
+} rstream_t;
+static rstream_t rd[RD_STREAMS];
+static _Atomic uint64_t rd_clock;
+static _Atomic size_t str_window; /* the strided stream's window */
 /* Strided streams (a column of a row-major array, DSM_STRIDE_MAX): */
-static _Atomic size_t str_last;    /* first page of the last remote read miss */
-static _Atomic size_t str_gap;     /* its distance from the miss before */
-static _Atomic size_t str_next;    /* page after the last strided run */
-static _Atomic size_t str_d;       /* that run's stride (0: none) */
-static _Atomic int seq_wr, str_wr; /* the streams write what they read */
+static _Atomic size_t str_last; /* first page of the last remote read miss */
+static _Atomic size_t str_gap;  /* its distance from the miss before */
+static _Atomic size_t str_next; /* page after the last strided run */
+static _Atomic size_t str_d;    /* that run's stride (0: none) */
+static _Atomic int str_wr;      /* the strided stream writes what it reads */
 /* The calling thread's write streams (write_run): the page after the
  * last run a write fault of the stream made writable, and that run's
  * window. Per thread (the threads of an OpenMP loop each write their own
@@ -151,6 +163,49 @@ static size_t doubled(size_t w)
     return w ? w : 1;
 }
 
+/* The read stream that goes on at page idx, or -1. */
+static int rd_find(size_t idx)
+{
+    for (int i = 0; i < RD_STREAMS; i++)
+        if (atomic_load(&rd[i].next) == idx)
+            return i;
+    return -1;
+}
+
+/* The read stream whose next run follows the run that begins at idx (a
+ * read-ahead run's first page), or -1. */
+static int rd_after(size_t idx)
+{
+    for (int i = 0; i < RD_STREAMS; i++) {
+        size_t n = atomic_load(&rd[i].next);
+        if (n > idx && n - idx <= 2 * dsm.prefetch_max)
+            return i;
+    }
+    return -1;
+}
+
+/* The slot of a new stream: the one hit longest ago. */
+static int rd_new(void)
+{
+    int o = 0;
+    for (int i = 1; i < RD_STREAMS; i++)
+        if (atomic_load(&rd[i].hit) < atomic_load(&rd[o].hit))
+            o = i;
+    return o;
+}
+
+/* A miss of stream `i` (-1: a new one) fetched [idx, idx + n) with
+ * window w. */
+static void rd_ran(int i, size_t idx, size_t n, size_t w, int wr)
+{
+    if (i < 0)
+        i = rd_new();
+    atomic_store(&rd[i].next, idx + n);
+    atomic_store(&rd[i].window, w);
+    atomic_store(&rd[i].wr, wr);
+    atomic_store(&rd[i].hit, atomic_fetch_add(&rd_clock, 1) + 1);
+}
+
 /* How many pages a remote miss at idx fetches, and at what stride: a
  * sequential stream doubles its window up to HCRT_DSM_PREFETCH pages; so
  * does a strided one - a read miss as far from the last miss as that one
@@ -160,24 +215,27 @@ static size_t doubled(size_t w)
  * for pages nobody asked for. Write misses are never strided (only read
  * runs are fetched at a stride). The state is the rank's, shared by its
  * threads: a heuristic, not a guarantee. */
-static size_t prefetch_window(size_t idx, int is_write, size_t *stride)
+static size_t prefetch_window(size_t idx, int is_write, size_t *stride,
+                              int *slot)
 {
-    size_t w = atomic_load(&seq_window);
+    size_t w;
     size_t last = atomic_exchange(&str_last, idx);
     size_t gap = idx > last ? idx - last : 0;
     size_t prev = atomic_exchange(&str_gap, gap);
     size_t d = atomic_load(&str_d);
     *stride = 1;
-    if (idx == atomic_load(&seq_next)) {
-        w = doubled(w);
+    *slot = rd_find(idx);
+    if (*slot >= 0) {
+        w = doubled(atomic_load(&rd[*slot].window));
     } else if (!is_write && d > 1 && idx == atomic_load(&str_next)) {
-        w = doubled(w), *stride = d;
+        w = doubled(atomic_load(&str_window)), *stride = d;
     } else if (!is_write && gap > 1 && gap == prev && gap <= DSM_STRIDE_MAX) {
         w = doubled(1), *stride = gap; /* a new strided stream */
     } else {
         w = 1;
     }
-    atomic_store(&seq_window, w);
+    if (*stride > 1)
+        atomic_store(&str_window, w);
     return w;
 }
 
@@ -407,8 +465,11 @@ void hcrt__dsm_pages_init(void)
 {
     for (int i = 0; i < RA_SLOTS; i++)
         atomic_store(&ra[i].op.done, 1);
-    atomic_store(&seq_next, (size_t)-1);
-    atomic_store(&seq_window, 1);
+    for (int i = 0; i < RD_STREAMS; i++) {
+        atomic_store(&rd[i].next, (size_t)-1);
+        atomic_store(&rd[i].window, 1);
+    }
+    atomic_store(&str_window, 1);
 }
 
 /* Waits for this rank's read-ahead fetches in flight. Nobody waits for
@@ -633,11 +694,14 @@ static void map_live(const fetch_ctx_t *c, int home)
 /* Streaming: fetches the next run without waiting for it - of the
  * sequential stream, or else of the strided one (a column: the home packs
  * the pages at the stride into one reply). */
-static void read_ahead(int home)
+static void read_ahead(int home, int slot)
 {
-    size_t start = atomic_load(&seq_next), st = 1;
-    int wr = atomic_load(&seq_wr);
-    if (start >= dsm.npages) {
+    size_t start = (size_t)-1, st = 1;
+    int wr = 0;
+    if (slot >= 0) {
+        start = atomic_load(&rd[slot].next);
+        wr = atomic_load(&rd[slot].wr);
+    } else {
         st = atomic_load(&str_d);
         start = atomic_load(&str_next);
         wr = atomic_load(&str_wr);
@@ -661,7 +725,7 @@ static void read_ahead(int home)
     if (st > 1)
         atomic_store(&str_next, start + n * st);
     else
-        atomic_store(&seq_next, start + n);
+        atomic_store(&rd[slot].next, start + n);
     s->ctx = (fetch_ctx_t){.idx = start,
                            .n = n,
                            .stride = st,
@@ -698,7 +762,8 @@ static int stream_writes(size_t idx, size_t stride)
 
 static void fetch_remote(size_t idx, int home, int is_write, int direct)
 {
-    size_t stride, w = prefetch_window(idx, is_write, &stride);
+    int slot;
+    size_t stride, w = prefetch_window(idx, is_write, &stride, &slot);
     if (stride > 1 && hcrt__dsm_shm_peer(home))
         stride = 1, w = 1; /* same host: live mappings, no strided path */
     if (is_write && write_window(idx) > w) /* one of this thread's */
@@ -707,9 +772,6 @@ static void fetch_remote(size_t idx, int home, int is_write, int direct)
     if (stride > 1) {
         atomic_store(&str_next, idx + n * stride);
         atomic_store(&str_d, stride);
-        atomic_store(&seq_next, (size_t)-1);
-    } else {
-        atomic_store(&seq_next, idx + n);
     }
     int reg = is_write && !(atomic_load(&dsm.pages[idx].flags) & PF_WREG);
     /* A read miss of a stream whose last pages this rank wrote (a column
@@ -718,7 +780,12 @@ static void fetch_remote(size_t idx, int home, int is_write, int direct)
      * then): write-ahead, the run arrives writable. */
     int wa = w > 1 && !hcrt__dsm_shm_peer(home) &&
              (is_write || stream_writes(idx, stride));
-    atomic_store(stride > 1 ? &str_wr : &seq_wr, wa);
+    if (stride > 1)
+        atomic_store(&str_wr, wa);
+    else
+        rd_ran(slot, idx, n, w, wa);
+    if (stride == 1)
+        slot = rd_find(idx + n);
     reg |= wa;
     fetch_ctx_t ctx = {.idx = idx,
                        .n = n,
@@ -747,9 +814,12 @@ static void fetch_remote(size_t idx, int home, int is_write, int direct)
     }
     if (is_write)
         write_ran(idx, wa ? n : 1, n);
-    if (!is_write && n == dsm.prefetch_max && n > 1) {
-        read_ahead(home); /* two runs in flight: transfer of one overlaps */
-        read_ahead(home); /* the installation of the other */
+    if (!is_write && n == dsm.prefetch_max && n > 1 &&
+        (stride > 1 || slot >= 0)) {
+        /* two runs in flight: transfer of one overlaps the installation
+         * of the other */
+        read_ahead(home, stride > 1 ? -1 : slot);
+        read_ahead(home, stride > 1 ? -1 : slot);
     }
 }
 
@@ -760,7 +830,7 @@ static int trigger(size_t idx, int home)
     if (!(f & PF_TRIGGER))
         return 1;
     hcrt__dsm_mprotect(hcrt__dsm_page_addr(idx), DSM_PAGE, PROT_READ);
-    read_ahead(home);
+    read_ahead(home, rd_after(idx));
     return 0;
 }
 
@@ -821,7 +891,7 @@ static void upgrade_write(size_t idx, int home)
     hcrt__dsm_mprotect(addr, n * DSM_PAGE, PROT_READ | PROT_WRITE);
     set_state(idx, n, PG_RW);
     if (f & PF_TRIGGER) /* written before read: the stream goes on */
-        read_ahead(home);
+        read_ahead(home, rd_after(idx));
 }
 
 /* Returns 0 when the access can be retried, 1 when nothing needed doing
