@@ -13,6 +13,10 @@
 # the clang-19 baseline's ("WRONG RESULT" in the table otherwise). Timings
 # mean little on a loaded machine: the script prints `uptime` before/after.
 set -euo pipefail
+# These measure the cross-node runtime: with every rank on this host,
+# regions would start on the head alone (docs/placement.md), so they start
+# on all nodes here as between hosts, unless the caller says otherwise.
+export HCRT_SCHED_PLACE_HEAD_FIRST=${HCRT_SCHED_PLACE_HEAD_FIRST:-0}
 
 BUILD=$(cd "${1:-build}" && pwd)
 REPEATS=${2:-3}

@@ -20,6 +20,10 @@
 # cut needs root (network namespaces). Timings mean little on a loaded
 # machine: the script prints `uptime` before and after.
 set -uo pipefail
+# These measure the cross-node runtime: with every rank on this host,
+# regions would start on the head alone (docs/placement.md), so they start
+# on all nodes here as between hosts, unless the caller says otherwise.
+export HCRT_SCHED_PLACE_HEAD_FIRST=${HCRT_SCHED_PLACE_HEAD_FIRST:-0}
 BUILD=$(cd "${1:-build}" && pwd)
 shift || true
 what=${*:-failures overhead}

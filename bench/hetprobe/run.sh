@@ -50,6 +50,10 @@
 # about 80-120 minutes on a quiet 2-core machine; --quick (scale 1, 2 calls,
 # 3-point sweep, homo + hog: 162 runs) about 10-15.
 set -u
+# These measure the cross-node runtime: with every rank on this host,
+# regions would start on the head alone (docs/placement.md), so they start
+# on all nodes here as between hosts, unless the caller says otherwise.
+export HCRT_SCHED_PLACE_HEAD_FIRST=${HCRT_SCHED_PLACE_HEAD_FIRST:-0}
 here=$(cd "$(dirname "$0")" && pwd)
 build=${HCC_BUILD_DIR:-$here/../../build}
 out=${OUT:-$build/bench/hetprobe/run}
@@ -148,7 +152,7 @@ run() {
         timeout -k 5 600 mpirun --oversubscribe --bind-to none \
         -x HCRT_CLUSTER -x OMP_NUM_THREADS -x HCRT_DSM_SHM -x OMP_SCHEDULE \
         -x HCRT_SCHED_CSR -x HCRT_NODE_THREADS -x BENCH_PIN -x BENCH_CGROUP \
-        -x BENCH_CALLS \
+        -x BENCH_CALLS -x HCRT_SCHED_PLACE_HEAD_FIRST \
         -x LD_LIBRARY_PATH \
         ${HCRT_SCHED_CALIBRATION:+-x HCRT_SCHED_CALIBRATION} \
         ${HCRT_SCHED_FAULT_PERIOD_US:+-x HCRT_SCHED_FAULT_PERIOD_US} -np "${BENCH_NP:-$np}" \
