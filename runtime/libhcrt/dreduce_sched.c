@@ -248,7 +248,10 @@ void hcrt__dr_sched_losses(void)
 
 void hcrt__dr_sched_handle(const dr_ctl_t *m)
 {
-    hcrt__dr_sched_losses(); /* a FAILED may come before the loss is seen */
+    /* a FAILED may come before the loss is seen; a REPLICA (complete
+     * before the loss was applied) counts for the lost rank */
+    if (m->kind != CTL_REPLICA)
+        hcrt__dr_sched_losses();
     dr_sched_t *s = find(m->id);
     if (!s &&
         (is_ended(m->id) || (m->kind != CTL_READY && m->kind != CTL_REPLICA)))
