@@ -13,8 +13,9 @@
  * as the last byte is in. It never waits for a peer: a receive from a
  * lost sender is dropped, a report to a lost scheduler abandoned.
  *
- * Without the thread (the program owns MPI, which it may finalise before
- * the runtime's shutdown) the same pass runs in the reduction calls.
+ * The reduction calls run the same pass too (a rank that waits in one
+ * matches at once); without the thread (the program owns MPI, which it
+ * may finalise before the runtime's shutdown) only they do.
  * Lock order: hcrt__dr_lock, then rep_lock (the thread takes only
  * rep_lock: a long fold under hcrt__dr_lock never holds it up).
  */
@@ -32,6 +33,7 @@
 #define XFER_NAP_MIN_NS 20000L /* a transfer under way: nap, doubling */
 #define XFER_NAP_MAX_NS 1000000L
 #define QUIET_NAP_MAX_NS 5000000L /* without bells: naps up to this */
+#define AFTER_BELL_NS 5000000L    /* after a bell: poll this long */
 
 /* A replica this rank holds or receives. */
 typedef struct rep {
@@ -166,10 +168,14 @@ static int pass(void)
     return open | moved << 1;
 }
 
-/* How long to sleep after a pass (a bell ends the sleep at once). */
-static long sleep_ns(int r, long *nap, uint64_t quiet_ns)
+/* How long to sleep after a pass (a bell ends the sleep at once). While
+ * a transfer is under way, or just after a bell (its replica's message
+ * may become visible to this thread only a little later), poll with
+ * naps that double while nothing moves; else block until a bell. */
+static long sleep_ns(int r, long *nap, uint64_t now, uint64_t rung_at,
+                     uint64_t quiet_since)
 {
-    if (r & 1) { /* a transfer under way: poll it, less often while stuck */
+    if ((r & 1) || now - rung_at < AFTER_BELL_NS) {
         *nap = r & 2 ? XFER_NAP_MIN_NS : *nap * 2;
         if (*nap > XFER_NAP_MAX_NS)
             *nap = XFER_NAP_MAX_NS;
@@ -177,8 +183,8 @@ static long sleep_ns(int r, long *nap, uint64_t quiet_ns)
     }
     if (hcrt__bell_inbound_ok(&hcrt__dr_bell))
         return IDLE_WAIT_NS; /* senders ring: the timeout is a safety net */
-    long ns = (long)(quiet_ns / 50); /* no bells: 2 % of the quiet spell */
-    return ns < XFER_NAP_MIN_NS    ? XFER_NAP_MIN_NS
+    long ns = (long)((now - quiet_since) / 50);      /* no bells: 2 % of the */
+    return ns < XFER_NAP_MIN_NS    ? XFER_NAP_MIN_NS /* quiet spell */
            : ns > QUIET_NAP_MAX_NS ? QUIET_NAP_MAX_NS
                                    : ns;
 }
@@ -187,7 +193,7 @@ static void *rep_main(void *arg)
 {
     (void)arg;
     long nap = XFER_NAP_MIN_NS;
-    uint64_t quiet_since = hcrt__now_ns();
+    uint64_t quiet_since = hcrt__now_ns(), rung_at = 0;
     hcrt__helper_thread_start("hcrt-replica", 1);
     while (!atomic_load(&stop)) {
         pthread_mutex_lock(&rep_lock);
@@ -196,7 +202,9 @@ static void *rep_main(void *arg)
         uint64_t now = hcrt__now_ns();
         if (r)
             quiet_since = now;
-        hcrt__bell_wait(&hcrt__dr_bell, sleep_ns(r, &nap, now - quiet_since));
+        long ns = sleep_ns(r, &nap, now, rung_at, quiet_since);
+        if (hcrt__bell_wait(&hcrt__dr_bell, ns))
+            rung_at = hcrt__now_ns(), nap = XFER_NAP_MIN_NS / 2;
     }
     return NULL;
 }
@@ -238,8 +246,7 @@ void hcrt__dr_rep_poll(void)
     if (hcrt__dr_rcomm == MPI_COMM_NULL)
         return;
     pthread_mutex_lock(&rep_lock);
-    if (!threaded)
-        pass();
+    pass(); /* whoever comes first: this call or the thread */
     for (rep_t **pp = &reps; *pp;) {
         rep_t *p = *pp;
         /* a replica that came after this rank ended its instance */
