@@ -437,12 +437,15 @@ static void poll_ctl(int tag)
     }
 }
 
+void hcrt__dr_poll_replicas(void)
+{
+    poll_ctl(DR_TAG_REP);
+}
+
 static void progress_locked(void)
 {
     if (hcrt__ft_on()) {
-        /* a replica complete before a loss is applied serves the lost
-         * rank's input (its report may sit here with the loss) */
-        poll_ctl(DR_TAG_REP);
+        poll_ctl(DR_TAG_REP); /* an instance ends after its replicas */
         hcrt__dr_sched_losses();
         hcrt__dr_rep_poll();
     }

@@ -158,6 +158,8 @@ void hcrt__dr_rep_forget(uint32_t id);
 void hcrt__dr_req_abort(MPI_Request *req);
 /* The scheduler's side of a loss (FT mode; dreduce_sched.c). */
 void hcrt__dr_sched_losses(void);
+/* The scheduler reads the REPLICA reports that came (before a loss). */
+void hcrt__dr_poll_replicas(void);
 void hcrt__dr_sched_ft_init(void);
 /* own_mpi: the runtime finalises MPI (the replica thread may run). */
 void hcrt__dr_ft_init(int own_mpi);

@@ -18,7 +18,10 @@
  *  - before: rank 0, the scheduler, also computes (1.5 s after it joined)
  *    so that it applies the loss before it read rank 1's READY, and
  *    rank 2 joins only after that: the replica is reported by a rank
- *    that has not started the reduction.
+ *    that has not started the reduction. Then the survivors start a
+ *    second reduction before they wait (the scheduler's own READY is
+ *    its first reduction call after the loss); it must end
+ *    HCRT_ERR_NODE_FAILED, "... the survivors' inputs", with their sum.
  * The root prints "status S recovered N lost L: WHY" and "right" or
  * "WRONG" (against the sequential sum of the three inputs), and exits 0
  * only for HCRT_OK with 1 input recovered and the right sum.
@@ -82,6 +85,19 @@ static int root_check(const int64_t *recv, hcrt_status_t rc,
     return rc == HCRT_OK && st->recovered == 1 && right ? 0 : 1;
 }
 
+/* The second reduction began after rank 1 was lost: the survivors'. */
+static int second_check(int64_t total, hcrt_status_t rc,
+                        const hcrt_reduce_status_t *st)
+{
+    int ok = rc == HCRT_ERR_NODE_FAILED && st->lost_rank == 1 && st->why &&
+             strstr(st->why, "survivors") && total == 1 + 3;
+    printf("ft_busy_buddy: second: status %d lost %d: %s; %s\n", (int)rc,
+           st->lost_rank, st->why ? st->why : "-",
+           ok ? "as expected" : "WRONG");
+    fflush(stdout);
+    return !ok;
+}
+
 int main(int argc, char **argv)
 {
     int before = argc > 1 && strcmp(argv[1], "before") == 0;
@@ -110,7 +126,20 @@ int main(int argc, char **argv)
         compute(busy);
     if (me == 0 && before)
         compute(1.5);
-    hcrt_reduce_status_t st = {0};
+    /* before: the survivors start a second reduction before they wait
+     * (at the scheduler its READY is the first call after the loss) */
+    int64_t one = me + 1, total = 0;
+    hcrt_future_t *f2 = NULL;
+    if (before && hcrt_reduce_start(&one, &total, 1, HCRT_INT64, HCRT_OP_SUM, 0,
+                                    &f2) != HCRT_OK)
+        return fprintf(stderr, "rank %d: the second start failed\n", me), 2;
+    hcrt_reduce_status_t st = {0}, st2 = {0};
     hcrt_status_t rc = hcrt_future_wait(f, &st);
-    return me == 0 ? root_check(recv, rc, &st, n) : 0;
+    int bad = me == 0 ? root_check(recv, rc, &st, n) : 0;
+    if (f2) {
+        rc = hcrt_future_wait(f2, &st2);
+        if (me == 0)
+            bad |= second_check(total, rc, &st2);
+    }
+    return bad;
 }
