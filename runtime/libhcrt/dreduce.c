@@ -450,8 +450,11 @@ static void progress_locked(void)
         hcrt__dr_rep_poll();
     }
     poll_ctl(DR_TAG_CTL);
-    for (hcrt__dr_t *r = active; r; r = r->next)
+    for (hcrt__dr_t *r = active; r; r = r->next) {
         advance(r);
+        if (r->rep_req != MPI_REQUEST_NULL) /* complete: as soon as seen */
+            hcrt__dr_rep_sent(r);
+    }
     flush_outbox();
 }
 

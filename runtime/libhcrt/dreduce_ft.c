@@ -15,6 +15,7 @@
 #include <stdlib.h>
 
 #include "base/bell.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "libhcrt/dreduce_int.h"
 #include "libhcrt/fault/ft.h"
@@ -100,6 +101,7 @@ void hcrt__dr_rep_send(hcrt__dr_t *r)
 {
     const void *buf;
     size_t len;
+    r->rep_ns = hcrt__now_ns();
     if (r->rep_peer < 0 || r->ops->raw(r->ctx, &buf, &len) != HCRT_OK ||
         len > INT32_MAX ||
         MPI_Isend(buf, (int)len, MPI_BYTE, r->rep_peer,
@@ -119,7 +121,14 @@ int hcrt__dr_rep_sent(hcrt__dr_t *r)
     MPI_Test(&r->rep_req, &flag, MPI_STATUS_IGNORE);
     if (!flag && hcrt__ft_lost(r->rep_peer)) {
         hcrt__dr_req_abort(&r->rep_req);
-        flag = 1;
+        return 1;
     }
+    if (flag) /* the window in which this rank's loss loses its input */
+        hcrt_debug(HCRT_MOD_CORE,
+                   "reduction %u: replica to rank %d complete %.1f us after "
+                   "its send, which came %.2f us after the start",
+                   r->id, r->rep_peer,
+                   1e-3 * (double)(hcrt__now_ns() - r->rep_ns),
+                   1e-3 * (double)(r->rep_ns - r->start_ns));
     return flag;
 }

@@ -89,6 +89,7 @@ struct hcrt__dr {
     int nitems, capitems;
     MPI_Request rep_req; /* FT mode: the raw input to the buddy */
     int rep_peer;
+    uint64_t rep_ns; /* when it was sent (HCRT_LOG=core:3 says how long) */
     uint64_t start_ns, end_ns;
     struct hcrt__dr *next;
 };
