@@ -11,7 +11,7 @@
  * a transfer is under way, and reports REPLICA to the scheduler (tag
  * DR_TAG_REP, which the scheduler reads before it applies a loss) as soon
  * as the last byte is in. It never waits for a peer: a receive from a
- * lost sender is dropped, a report to a lost scheduler abandoned.
+ * lost sender is dropped, a report is only tested.
  *
  * The reduction calls run the same pass too (a rank that waits in one
  * matches at once); without the thread (the program owns MPI, which it
@@ -149,11 +149,10 @@ static int advance(rep_t **pp, int *open, int *moved)
         report(p);
         *moved = 1;
     }
-    if (p->rreq != MPI_REQUEST_NULL) {
+    /* tested, never waited for (its scheduler, the head, is never lost
+     * in a job that goes on) */
+    if (p->rreq != MPI_REQUEST_NULL)
         MPI_Test(&p->rreq, &flag, MPI_STATUS_IGNORE);
-        if (!flag && hcrt__ft_lost(hcrt__dr_sched_rank(p->id)))
-            hcrt__dr_req_abort(&p->rreq);
-    }
     return 1;
 }
 
