@@ -16,7 +16,9 @@
 # reason), wrong results, statuses naming another rank, hung runs (an
 # outer timeout of 90 s), runs that did not end 0. A hung run's processes
 # are dumped (every thread's stack, test/faults/hang_dump.sh) before they
-# are killed; HANG_DIR=DIR keeps each hung run's output and dump there.
+# are killed; HANG_DIR=DIR keeps each hung run's output and dump there,
+# KEEP_DIR=DIR the output of each run with a result "lost before its
+# replica was complete".
 # A loss during the runtime's start-up ends the job (docs/faults.md):
 # counted apart.
 set -uo pipefail
@@ -59,7 +61,12 @@ for i in $(seq "${FT_FIRST:-1}" $((${FT_FIRST:-1} + runs - 1))); do
   other=$((other + $(grep -a '^R.* lost ' "$work/out" | grep -avc " lost $victim: ")))
   total=$((total + r + s))
   grep -a "^R.* lost $victim: " "$work/out" | sed 's/^[^:]*: //; s/rank [0-9]* //' >>"$work/reasons"
-  echo "# run $i: np$np $victim@$when:$kind status $rc: $r right, $s with a status" >&2
+  nrep=$(grep -ac "^R.* lost $victim: .*before its replica was complete" "$work/out")
+  echo "# run $i: np$np $victim@$when:$kind status $rc: $r right, $s with a status ($nrep before its replica was complete)" >&2
+  if [ "$nrep" != 0 ] && [ -n "${KEEP_DIR:-}" ]; then
+    mkdir -p "$KEEP_DIR"
+    cp "$work/out" "$KEEP_DIR/run$i.out"; cp "$work/err" "$KEEP_DIR/run$i.err"
+  fi
   if [ "$rc" = 124 ] && [ -n "${HANG_DIR:-}" ]; then
     mkdir -p "$HANG_DIR"
     cp "$work/out" "$HANG_DIR/run$i.out"; cp "$work/err" "$HANG_DIR/run$i.err"

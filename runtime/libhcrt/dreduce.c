@@ -72,7 +72,7 @@ void hcrt__dr_buf_put(void *p, size_t cap)
     }
 }
 
-void hcrt__dr_init(MPI_Comm world)
+void hcrt__dr_init(MPI_Comm world, int own_mpi)
 {
     dr_up = 1;
     if (world == MPI_COMM_NULL) /* one rank without MPI: all is local */
@@ -80,7 +80,12 @@ void hcrt__dr_init(MPI_Comm world)
     MPI_Comm_dup(world, &hcrt__dr_comm);
     MPI_Comm_rank(hcrt__dr_comm, &hcrt__dr_rank);
     MPI_Comm_size(hcrt__dr_comm, &hcrt__dr_size);
-    hcrt__dr_ft_init();
+    hcrt__dr_ft_init(own_mpi);
+}
+
+void hcrt__dr_fini(void)
+{
+    hcrt__dr_rep_fini();
 }
 
 static void mpi_check(int rc, const char *what)
@@ -410,15 +415,16 @@ static void advance(hcrt__dr_t *r)
     }
 }
 
-/* Control messages for this rank (its scheduler's or its ranks'). */
-static void poll_ctl(void)
+/* Control messages for this rank (its scheduler's or its ranks'), or
+ * with tag DR_TAG_REP the replica reports. */
+static void poll_ctl(int tag)
 {
     while (hcrt__dr_comm != MPI_COMM_NULL) {
         int flag = 0;
         MPI_Message msg;
         dr_ctl_t m;
-        mpi_check(MPI_Improbe(MPI_ANY_SOURCE, DR_TAG_CTL, hcrt__dr_comm, &flag,
-                              &msg, MPI_STATUS_IGNORE),
+        mpi_check(MPI_Improbe(MPI_ANY_SOURCE, tag, hcrt__dr_comm, &flag, &msg,
+                              MPI_STATUS_IGNORE),
                   "a probe");
         if (!flag)
             return;
@@ -431,15 +437,24 @@ static void poll_ctl(void)
     }
 }
 
+void hcrt__dr_poll_replicas(void)
+{
+    poll_ctl(DR_TAG_REP);
+}
+
 static void progress_locked(void)
 {
     if (hcrt__ft_on()) {
+        poll_ctl(DR_TAG_REP); /* an instance ends after its replicas */
         hcrt__dr_sched_losses();
         hcrt__dr_rep_poll();
     }
-    poll_ctl();
-    for (hcrt__dr_t *r = active; r; r = r->next)
+    poll_ctl(DR_TAG_CTL);
+    for (hcrt__dr_t *r = active; r; r = r->next) {
         advance(r);
+        if (r->rep_req != MPI_REQUEST_NULL) /* complete: as soon as seen */
+            hcrt__dr_rep_sent(r);
+    }
     flush_outbox();
 }
 
@@ -477,7 +492,8 @@ hcrt_status_t hcrt__dr_start(const hcrt__dr_ops_t *ops, void *ctx, size_t bytes,
     r->rep_req = MPI_REQUEST_NULL;
     r->start_ns = hcrt__now_ns();
     pthread_mutex_lock(&hcrt__dr_lock);
-    r->id = hcrt__dr_next_id++;
+    /* the replica thread reads it (dreduce_ft.c) */
+    r->id = __atomic_fetch_add(&hcrt__dr_next_id, 1, __ATOMIC_RELAXED);
     r->next = active;
     active = r;
     r->rep_peer = hcrt__dr_ft(r) ? hcrt__dr_buddy() : -1;
@@ -489,10 +505,8 @@ hcrt_status_t hcrt__dr_start(const hcrt__dr_ops_t *ops, void *ctx, size_t bytes,
                   .bytes = bytes,
                   .window = window};
     hcrt__dr_send(hcrt__dr_sched_rank(r->id), &m);
-    if (hcrt__dr_ft(r)) {
+    if (hcrt__dr_ft(r))
         hcrt__dr_rep_send(r);
-        hcrt__dr_rep_started(r);
-    }
     replay_early(r);
     progress_locked();
     pthread_mutex_unlock(&hcrt__dr_lock);

@@ -45,8 +45,12 @@ typedef struct hcrt__dr_ops {
 
 typedef struct hcrt__dr hcrt__dr_t;
 
-/* Sets up the communicator (collective; at start-up, before any use). */
-void hcrt__dr_init(MPI_Comm world);
+/* Sets up the communicator (collective; at start-up, before any use).
+ * own_mpi: the runtime finalises MPI, so FT mode's replica thread can
+ * stop before (hcrt__dr_fini). */
+void hcrt__dr_init(MPI_Comm world, int own_mpi);
+/* At shutdown, before MPI_Finalize: stops FT mode's replica thread. */
+void hcrt__dr_fini(void);
 /* Starts this rank's part of the next instance: `bytes` is its partial's
  * size (for the performance counter), `window` what the OpenMP decision
  * for the site's next reduction looks at (its largest over the ranks),

@@ -2,39 +2,71 @@
  * dreduce_ft.c - the dynamic reduction in FT mode (docs/reduce.md
  * "Failures", fault/ft.h): each rank's raw input goes to its buddy (the
  * next live rank) when it starts an instance, on a communicator of its
- * own; the buddy receives it whenever it makes progress, and tells the
- * instance's scheduler once the replica is complete. The scheduler then
- * serves a lost rank's input from there (sched/dred_ft.c).
+ * own, and the sender rings the buddy's bell; the buddy's replica thread
+ * (dreduce_rep.c) receives it at once and tells the instance's scheduler
+ * when it is complete. The scheduler then serves a lost rank's input
+ * from there (sched/dred_ft.c).
  *
- * A replica may come before its buddy started the instance (kept until
- * then) or after it ended (dropped): its tag is the instance's id modulo
- * DR_REP_SPAN, read back near this rank's next id.
+ * A replica may come before its buddy started the instance or after it
+ * ended: its tag names the instance (its id modulo a span, read back
+ * near the buddy's next id) and the root, which the scheduler needs if
+ * the replica's report is the first it hears of the instance.
  */
 #include <stdlib.h>
 
+#include "base/bell.h"
+#include "base/clock.h"
 #include "base/log.h"
 #include "libhcrt/dreduce_int.h"
 #include "libhcrt/fault/ft.h"
 
 MPI_Comm hcrt__dr_rcomm = MPI_COMM_NULL;
+static uint32_t rep_span = DR_REP_SPAN; /* a power of two */
 
-/* A replica this rank holds or receives. */
-typedef struct rep {
-    uint32_t id;
-    int from, complete, reported;
-    void *buf;
-    size_t len;
-    MPI_Request req;
-    struct rep *next;
-} rep_t;
-static rep_t *reps;
-
-void hcrt__dr_ft_init(void)
+/* tag = (id % span) * ranks + root, within the MPI library's MPI_TAG_UB */
+static void span_init(void)
 {
-    if (!hcrt__ft_on() || hcrt__dr_rcomm != MPI_COMM_NULL)
+    int *ub = NULL, flag = 0;
+    MPI_Comm_get_attr(hcrt__dr_rcomm, MPI_TAG_UB, &ub, &flag);
+    uint64_t max = flag && ub ? (uint64_t)*ub : 32767;
+    while (rep_span > 1 && (uint64_t)rep_span * (uint64_t)hcrt__dr_size > max)
+        rep_span /= 2;
+    if (rep_span < DR_REP_SPAN_MIN)
+        hcrt_fatal(HCRT_MOD_CORE,
+                   "FT mode's reduction replicas need message tags up to "
+                   "%d x %d ranks, but this MPI library's MPI_TAG_UB is %llu; "
+                   "run fewer ranks or without FT mode",
+                   DR_REP_SPAN_MIN, hcrt__dr_size, (unsigned long long)max);
+}
+
+int hcrt__dr_rep_tag(uint32_t id, int root)
+{
+    return (int)((id % rep_span) * (uint32_t)hcrt__dr_size + (uint32_t)root);
+}
+
+void hcrt__dr_rep_tag_read(int tag, uint32_t *id, int *root)
+{
+    uint32_t t = (uint32_t)tag / (uint32_t)hcrt__dr_size;
+    uint32_t next = __atomic_load_n(&hcrt__dr_next_id, __ATOMIC_RELAXED);
+    uint32_t diff = (t - next) % rep_span; /* the id nearest the next one */
+    *root = tag % hcrt__dr_size;
+    *id = diff < rep_span / 2 ? next + diff : next - (rep_span - diff);
+}
+
+void hcrt__dr_ft_init(int own_mpi)
+{
+    if (!hcrt__ft_on() || hcrt__dr_rcomm != MPI_COMM_NULL || hcrt__dr_size < 2)
         return;
     MPI_Comm_dup(hcrt__dr_comm, &hcrt__dr_rcomm);
+    span_init();
+    /* collective; without routes for UDP the replica thread naps */
+    hcrt__dr_bell_up =
+        hcrt__bell_init(&hcrt__dr_bell, hcrt__dr_rcomm, HCRT_BELL_AUTO,
+                        HCRT_MOD_CORE, "reduction replica", NULL) == HCRT_OK;
     hcrt__dr_sched_ft_init();
+    (void)hcrt__dr_sched_rank(0); /* decided before another thread asks */
+    if (own_mpi) /* else the program may finalise MPI under the thread */
+        hcrt__dr_rep_thread_start();
 }
 
 int hcrt__dr_ft(const hcrt__dr_t *r)
@@ -69,12 +101,16 @@ void hcrt__dr_rep_send(hcrt__dr_t *r)
 {
     const void *buf;
     size_t len;
+    r->rep_ns = hcrt__now_ns();
     if (r->rep_peer < 0 || r->ops->raw(r->ctx, &buf, &len) != HCRT_OK ||
         len > INT32_MAX ||
         MPI_Isend(buf, (int)len, MPI_BYTE, r->rep_peer,
-                  (int)(r->id % DR_REP_SPAN), hcrt__dr_rcomm,
-                  &r->rep_req) != MPI_SUCCESS)
+                  hcrt__dr_rep_tag(r->id, r->root), hcrt__dr_rcomm,
+                  &r->rep_req) != MPI_SUCCESS) {
         r->rep_req = MPI_REQUEST_NULL; /* this input is lost with its rank */
+        return;
+    }
+    hcrt__bell_ring(&hcrt__dr_bell, r->rep_peer, 0); /* its thread wakes */
 }
 
 int hcrt__dr_rep_sent(hcrt__dr_t *r)
@@ -85,114 +121,14 @@ int hcrt__dr_rep_sent(hcrt__dr_t *r)
     MPI_Test(&r->rep_req, &flag, MPI_STATUS_IGNORE);
     if (!flag && hcrt__ft_lost(r->rep_peer)) {
         hcrt__dr_req_abort(&r->rep_req);
-        flag = 1;
+        return 1;
     }
+    if (flag) /* the window in which this rank's loss loses its input */
+        hcrt_debug(HCRT_MOD_CORE,
+                   "reduction %u: replica to rank %d complete %.1f us after "
+                   "its send, which came %.2f us after the start",
+                   r->id, r->rep_peer,
+                   1e-3 * (double)(hcrt__now_ns() - r->rep_ns),
+                   1e-3 * (double)(r->rep_ns - r->start_ns));
     return flag;
-}
-
-/* The instance id a replica's tag names: the one nearest the next id. */
-static uint32_t id_of(int tag)
-{
-    uint32_t diff = ((uint32_t)tag - hcrt__dr_next_id) % DR_REP_SPAN;
-    return diff < DR_REP_SPAN / 2 ? hcrt__dr_next_id + diff
-                                  : hcrt__dr_next_id - (DR_REP_SPAN - diff);
-}
-
-static void report(rep_t *p, const hcrt__dr_t *r)
-{
-    dr_ctl_t m = {.kind = CTL_REPLICA,
-                  .id = p->id,
-                  .rank = hcrt__dr_rank,
-                  .root = r->root,
-                  .a = p->from};
-    p->reported = 1;
-    hcrt__dr_send(hcrt__dr_sched_rank(p->id), &m);
-}
-
-static void post_new(void)
-{
-    for (;;) {
-        int flag = 0, n;
-        MPI_Message msg;
-        MPI_Status st;
-        MPI_Improbe(MPI_ANY_SOURCE, MPI_ANY_TAG, hcrt__dr_rcomm, &flag, &msg,
-                    &st);
-        if (!flag)
-            return;
-        MPI_Get_count(&st, MPI_BYTE, &n);
-        rep_t *p = calloc(1, sizeof *p);
-        if (p)
-            p->buf = malloc(n ? (size_t)n : 1);
-        if (!p || !p->buf)
-            hcrt_fatal(HCRT_MOD_CORE,
-                       "out of memory for a reduction's replica (%d bytes)", n);
-        p->id = id_of(st.MPI_TAG);
-        p->from = st.MPI_SOURCE;
-        p->len = (size_t)n;
-        MPI_Imrecv(p->buf, n, MPI_BYTE, &msg, &p->req);
-        p->next = reps;
-        reps = p;
-    }
-}
-
-static void rep_free(rep_t **pp)
-{
-    rep_t *p = *pp;
-    *pp = p->next;
-    if (p->req != MPI_REQUEST_NULL)
-        hcrt__dr_req_abort(&p->req);
-    else
-        free(p->buf); /* else MPI may still write there: left to it */
-    free(p);
-}
-
-void hcrt__dr_rep_poll(void)
-{
-    if (hcrt__dr_rcomm == MPI_COMM_NULL)
-        return;
-    post_new();
-    for (rep_t **pp = &reps; *pp;) {
-        rep_t *p = *pp;
-        if (!p->complete) {
-            MPI_Test(&p->req, &p->complete, MPI_STATUS_IGNORE);
-            if (!p->complete && hcrt__ft_lost(p->from)) {
-                rep_free(pp); /* its sender was lost mid-way */
-                continue;
-            }
-        }
-        hcrt__dr_t *r = hcrt__dr_find(p->id);
-        if (!r && (int32_t)(p->id - hcrt__dr_next_id) < 0 && p->complete) {
-            rep_free(pp); /* for an instance this rank already ended */
-            continue;
-        }
-        if (r && p->complete && !p->reported)
-            report(p, r);
-        pp = &p->next;
-    }
-}
-
-void hcrt__dr_rep_started(hcrt__dr_t *r)
-{
-    for (rep_t *p = reps; p; p = p->next)
-        if (p->id == r->id && p->complete && !p->reported)
-            report(p, r);
-}
-
-void *hcrt__dr_rep_get(uint32_t id, int k, size_t *len)
-{
-    for (rep_t *p = reps; p; p = p->next)
-        if (p->id == id && p->from == k && p->complete) {
-            *len = p->len;
-            return p->buf;
-        }
-    return NULL;
-}
-
-void hcrt__dr_rep_forget(uint32_t id)
-{
-    for (rep_t **pp = &reps; *pp;)
-        if ((*pp)->id == id && (*pp)->complete)
-            rep_free(pp);
-        else
-            pp = &(*pp)->next;
 }

@@ -7,10 +7,12 @@
 
 #include <pthread.h>
 
+#include "base/bell.h"
 #include "libhcrt/dreduce.h"
 #include "libhcrt/dreduce_omp.h"
 #include "sched/dred.h"
 
+#define DR_TAG_REP 0 /* REPLICA reports (read before a loss is applied) */
 #define DR_TAG_CTL 1
 #define DR_TAG_DATA0 2
 /* data tags: DR_TAG_DATA0 + (id % span) * tasks + task % tasks (a rank
@@ -18,6 +20,7 @@
 #define DR_TAG_SPAN 4096
 #define DR_TAG_TASKS 4096
 #define DR_REP_SPAN (1 << 20) /* replica tags (their own comm): id % span */
+#define DR_REP_SPAN_MIN 256   /* ... at least (MPI_TAG_UB / ranks) */
 
 /* Kinds up to CTL_REPLICA go to the scheduler, the others to the ranks. */
 enum {
@@ -86,6 +89,7 @@ struct hcrt__dr {
     int nitems, capitems;
     MPI_Request rep_req; /* FT mode: the raw input to the buddy */
     int rep_peer;
+    uint64_t rep_ns; /* when it was sent (HCRT_LOG=core:3 says how long) */
     uint64_t start_ns, end_ns;
     struct hcrt__dr *next;
 };
@@ -132,11 +136,21 @@ int hcrt__dr_buddy(void);
 void hcrt__dr_rep_send(hcrt__dr_t *r);
 /* 1 when the replica send is done or abandoned (its buddy was lost). */
 int hcrt__dr_rep_sent(hcrt__dr_t *r);
-/* Receives replicas for this rank; reports complete ones of live
- * instances to their scheduler. */
+/* The replicas' tag: the instance and its root; read back (the id
+ * nearest this rank's next one). */
+int hcrt__dr_rep_tag(uint32_t id, int root);
+void hcrt__dr_rep_tag_read(int tag, uint32_t *id, int *root);
+/* The replicas' bell: a sender rings its buddy's replica thread. */
+extern hcrt_bell_t hcrt__dr_bell;
+extern int hcrt__dr_bell_up;
+/* The thread that receives this rank's replicas (dreduce_rep.c). */
+void hcrt__dr_rep_thread_start(void);
+/* Stops it and frees the replicas (shutdown, before MPI_Finalize). */
+void hcrt__dr_rep_fini(void);
+/* From the reduction calls (lock held): frees replicas that came after
+ * their instance ended here; without the thread, also receives and
+ * reports them. */
 void hcrt__dr_rep_poll(void);
-/* A just-started instance: reports the replicas that came before it. */
-void hcrt__dr_rep_started(hcrt__dr_t *r);
 /* The replica of rank k's raw input for instance id, if complete. */
 void *hcrt__dr_rep_get(uint32_t id, int k, size_t *len);
 /* An instance freed: its replicas go. */
@@ -145,8 +159,11 @@ void hcrt__dr_rep_forget(uint32_t id);
 void hcrt__dr_req_abort(MPI_Request *req);
 /* The scheduler's side of a loss (FT mode; dreduce_sched.c). */
 void hcrt__dr_sched_losses(void);
+/* The scheduler reads the REPLICA reports that came (before a loss). */
+void hcrt__dr_poll_replicas(void);
 void hcrt__dr_sched_ft_init(void);
-void hcrt__dr_ft_init(void);
+/* own_mpi: the runtime finalises MPI (the replica thread may run). */
+void hcrt__dr_ft_init(int own_mpi);
 
 /* Statistics of an ended instance at its scheduler. */
 void hcrt__dr_stats_note(const dr_sched_t *s, int status, double secs);

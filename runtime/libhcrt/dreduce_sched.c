@@ -232,7 +232,13 @@ static void dispatch(dr_sched_t *s)
 
 void hcrt__dr_sched_losses(void)
 {
-    if (!lost_note || !atomic_exchange(&losses_pending, 0))
+    if (!lost_note || !atomic_load(&losses_pending))
+        return;
+    /* a replica complete before the loss is applied serves the lost
+     * rank's input: its report may sit here with the loss (read on any
+     * path that applies it, e.g. this rank's own READY) */
+    hcrt__dr_poll_replicas();
+    if (!atomic_exchange(&losses_pending, 0))
         return;
     for (int k = 0; k < hcrt__dr_size; k++) {
         if (lost_seen[k] || !atomic_load(&lost_note[k]))
@@ -248,7 +254,10 @@ void hcrt__dr_sched_losses(void)
 
 void hcrt__dr_sched_handle(const dr_ctl_t *m)
 {
-    hcrt__dr_sched_losses(); /* a FAILED may come before the loss is seen */
+    /* a FAILED may come before the loss is seen; a REPLICA (complete
+     * before the loss was applied) counts for the lost rank */
+    if (m->kind != CTL_REPLICA)
+        hcrt__dr_sched_losses();
     dr_sched_t *s = find(m->id);
     if (!s &&
         (is_ended(m->id) || (m->kind != CTL_READY && m->kind != CTL_REPLICA)))

@@ -253,7 +253,7 @@ hcrt_status_t hcrt__runtime_init(int *argc, char ***argv)
     }
     if (size > 1) /* heartbeats and probes from here on (fault/) */
         hcrt__fault_init(comm);
-    hcrt__dr_init(comm); /* the dynamic reduction's communicator */
+    hcrt__dr_init(comm, own_mpi); /* the dynamic reduction's communicator */
     /* Same binary and settings everywhere, then the DSM (cluster mode). */
     if (mode == MODE_MAIN && size > 1) {
         hcrt__cluster_check_binary(cluster_wanted);
@@ -402,6 +402,7 @@ void hcrt__runtime_fini(void)
     if (!fin) /* a lazy-mode program may have finalised MPI */
         MPI_Finalized(&fin);
     if (!fin) {
+        hcrt__dr_fini(); /* FT mode's replica thread */
         hcrt__offload_fini();
         hcrt__ts_fini();
         hcrt__cluster_fini();
