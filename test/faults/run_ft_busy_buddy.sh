@@ -21,10 +21,19 @@ prog=${FT_BUSY_BUDDY:-ft_busy_buddy}
 out=$(mktemp /tmp/run_ft_busy_buddy.XXXXXX)
 trap '[ "${KEEP:-0}" = 1 ] || rm -f "$out" "$out".*' EXIT
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
-run_dumped 60 "$out.err" "$hcrun" -n 3 --oversubscribe --ft "$prog" "$mode" \
-  >"$out.out" 2>"$out.err"
-rc=$?
-line=$(grep -a '^ft_busy_buddy: status' "$out.out")
+# The replica thread's MPI polls progress the whole library, so now and
+# then the buddy's input moves while it computes and the reduction
+# completes before rank 1 is lost ("recovered 0 lost -1: complete"): the
+# case under test did not happen. Such a run is repeated (3 runs at most;
+# the third counts whatever it says).
+for try in 1 2 3; do
+  run_dumped 60 "$out.err" "$hcrun" -n 3 --oversubscribe --ft "$prog" "$mode" \
+    >"$out.out" 2>"$out.err"
+  rc=$?
+  line=$(grep -a '^ft_busy_buddy: status' "$out.out")
+  echo "$line" | grep -q 'recovered 0 lost -1: complete' || break
+  echo "run $try: the reduction completed before the loss; again"
+done
 second=ok
 [ "$mode" = before ] && ! grep -aq '^ft_busy_buddy: second: .*as expected$' "$out.out" &&
   second="the second reduction: $(grep -a '^ft_busy_buddy: second' "$out.out")"
