@@ -195,8 +195,8 @@ static int rd_new(void)
 }
 
 /* A miss of stream `i` (-1: a new one) fetched [idx, idx + n) with
- * window w. */
-static void rd_ran(int i, size_t idx, size_t n, size_t w, int wr)
+ * window w; returns the stream's slot. */
+static int rd_ran(int i, size_t idx, size_t n, size_t w, int wr)
 {
     if (i < 0)
         i = rd_new();
@@ -204,6 +204,7 @@ static void rd_ran(int i, size_t idx, size_t n, size_t w, int wr)
     atomic_store(&rd[i].window, w);
     atomic_store(&rd[i].wr, wr);
     atomic_store(&rd[i].hit, atomic_fetch_add(&rd_clock, 1) + 1);
+    return i;
 }
 
 /* How many pages a remote miss at idx fetches, and at what stride: a
@@ -696,8 +697,8 @@ static void map_live(const fetch_ctx_t *c, int home)
  * the pages at the stride into one reply). */
 static void read_ahead(int home, int slot)
 {
-    size_t start = (size_t)-1, st = 1;
-    int wr = 0;
+    size_t start, st = 1;
+    int wr;
     if (slot >= 0) {
         start = atomic_load(&rd[slot].next);
         wr = atomic_load(&rd[slot].wr);
@@ -783,9 +784,7 @@ static void fetch_remote(size_t idx, int home, int is_write, int direct)
     if (stride > 1)
         atomic_store(&str_wr, wa);
     else
-        rd_ran(slot, idx, n, w, wa);
-    if (stride == 1)
-        slot = rd_find(idx + n);
+        slot = rd_ran(slot, idx, n, w, wa);
     reg |= wa;
     fetch_ctx_t ctx = {.idx = idx,
                        .n = n,
@@ -814,8 +813,7 @@ static void fetch_remote(size_t idx, int home, int is_write, int direct)
     }
     if (is_write)
         write_ran(idx, wa ? n : 1, n);
-    if (!is_write && n == dsm.prefetch_max && n > 1 &&
-        (stride > 1 || slot >= 0)) {
+    if (!is_write && n == dsm.prefetch_max && n > 1) {
         /* two runs in flight: transfer of one overlaps the installation
          * of the other */
         read_ahead(home, stride > 1 ? -1 : slot);

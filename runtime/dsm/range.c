@@ -140,8 +140,7 @@ static hcrt_status_t map_area(dsm_area_t *a, off_t off)
     if (skip) {
         size_t n = hcrt__dsm_untouched(a->base, a->len, skip);
         hcrt_debug(HCRT_MOD_DSM,
-                   "globals %#lx+%zu KiB: %zu of %zu pages "
-                   "untouched",
+                   "globals %#lx+%zu KiB: %zu of %zu pages untouched",
                    (unsigned long)a->base, a->len >> 10, n, a->len / DSM_PAGE);
     }
     for (size_t o = 0; o < a->len; o += DSM_PAGE)

@@ -75,16 +75,17 @@ int hcrt__dr_ft(const hcrt__dr_t *r)
            hcrt__dr_size > 1;
 }
 
-void hcrt__dr_req_abort(MPI_Request *req)
+int hcrt__dr_req_abort(MPI_Request *req)
 {
     int flag = 0;
     if (*req == MPI_REQUEST_NULL)
-        return;
+        return 0;
     MPI_Cancel(req);
     MPI_Test(req, &flag, MPI_STATUS_IGNORE);
     if (!flag) /* a send to a lost peer: MPI drops it in the background */
         MPI_Request_free(req);
     *req = MPI_REQUEST_NULL;
+    return !flag;
 }
 
 int hcrt__dr_buddy(void)

@@ -155,8 +155,9 @@ void hcrt__dr_rep_poll(void);
 void *hcrt__dr_rep_get(uint32_t id, int k, size_t *len);
 /* An instance freed: its replicas go. */
 void hcrt__dr_rep_forget(uint32_t id);
-/* Gives up on a request to a lost peer. */
-void hcrt__dr_req_abort(MPI_Request *req);
+/* Gives up on a request to a lost peer; 1 when MPI may still use its
+ * buffer (it did not complete: MPI drops it in the background). */
+int hcrt__dr_req_abort(MPI_Request *req);
 /* The scheduler's side of a loss (FT mode; dreduce_sched.c). */
 void hcrt__dr_sched_losses(void);
 /* The scheduler reads the REPLICA reports that came (before a loss). */

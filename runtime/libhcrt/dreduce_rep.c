@@ -56,26 +56,12 @@ static atomic_int stop;
 hcrt_bell_t hcrt__dr_bell = {.efd = -1, .sfd = -1};
 int hcrt__dr_bell_up;
 
-/* Gives up on a request; 1 when MPI may still use its buffer. */
-static int release(MPI_Request *req)
-{
-    int flag = 0;
-    if (*req == MPI_REQUEST_NULL)
-        return 0;
-    MPI_Cancel(req);
-    MPI_Test(req, &flag, MPI_STATUS_IGNORE);
-    if (!flag)
-        MPI_Request_free(req);
-    *req = MPI_REQUEST_NULL;
-    return !flag;
-}
-
 static void rep_free(rep_t **pp)
 {
     rep_t *p = *pp;
     *pp = p->next;
-    int busy = release(&p->rreq);
-    busy |= release(&p->req);
+    int busy = hcrt__dr_req_abort(&p->rreq);
+    busy |= hcrt__dr_req_abort(&p->req);
     if (busy) /* MPI may still use p's buffers (after a loss): left to it */
         return;
     free(p->buf);
