@@ -244,9 +244,20 @@ ns_mpirun() {
   n=$(ns_count)
   [ "$n" -ge 1 ] || die "no namespace of prefix $prefix is up (netns.sh up N first)"
   dir=$(mktemp -d "/tmp/$prefix.run.XXXXXX") || die "mktemp in /tmp failed"
+  # Every "host" is this machine: a binding chosen per host (hcrun's
+  # --map-by slot:PE=T --bind-to core when the ranks fit one host's cores)
+  # would put the first rank of every host on the same cores. Unbound, the
+  # ranks spread over the cores as on hosts of their own.
+  local -a args=()
+  while [ $# -gt 0 ]; do
+    case $1 in
+    --bind-to | -bind-to | --map-by | -map-by) shift 2 ;;
+    *) args+=("$1"); shift ;;
+    esac
+  done
   # shellcheck disable=SC2046
   OMPI_MCA_orte_tmpdir_base=$dir "${HCC_MPIRUN:-mpirun}" \
-    $(ns_mpirun_args "$n" "$dir") --bind-to none --oversubscribe "$@" || rc=$?
+    $(ns_mpirun_args "$n" "$dir") --bind-to none --oversubscribe "${args[@]}" || rc=$?
   rm -rf "$dir"
   return $rc
 }
