@@ -336,6 +336,21 @@ void hcrt__pause(hcrt_pause_t *p, uint64_t spin_ns)
         p->nap_ns *= 2;
 }
 
+void hcrt__pause_bell(hcrt_pause_t *p, uint64_t spin_ns, hcrt_bell_t *b)
+{
+    if (!b || !b->inbound_ok || hcrt__now_ns() - p->start < spin_ns) {
+        hcrt__pause(p, spin_ns);
+        return;
+    }
+    if (hcrt__bell_wait(b, p->nap_ns)) {
+        /* the message may trail its bell: poll (yield) again for spin_ns */
+        hcrt__pause_begin(p);
+        return;
+    }
+    if (p->nap_ns < HCRT_BELL_NAP_MAX_NS)
+        p->nap_ns *= 2;
+}
+
 void hcrt__helper_thread_start(const char *name, int responsive)
 {
     prctl(PR_SET_NAME, name);

@@ -74,6 +74,17 @@ typedef struct hcrt_pause {
 } hcrt_pause_t;
 void hcrt__pause_begin(hcrt_pause_t *p);
 void hcrt__pause(hcrt_pause_t *p, uint64_t spin_ns);
+/* The same for a wait whose peer rings bell b when it sends what is
+ * awaited: past spin_ns it blocks on b, woken by the ring or after a nap
+ * that doubles from 10 us to HCRT_BELL_NAP_MAX_NS (a lost bell costs at
+ * most that). A waiter that naps 0.5 ms at most wakes 2 000 times a
+ * second, and on a core it shares with computation each wake-up takes the
+ * core from it (a worker waiting while the head runs a long stretch of
+ * regions alone on the workers' cores too). b NULL, or some peer cannot
+ * ring this rank: hcrt__pause. A ring starts the spin again (the message
+ * may trail its bell). */
+#define HCRT_BELL_NAP_MAX_NS 10000000L
+void hcrt__pause_bell(hcrt_pause_t *p, uint64_t spin_ns, hcrt_bell_t *b);
 
 /* First call of a runtime helper thread: names it (top -H, perf, gdb),
  * keeps its short sleeps short (timer slack 1 us) and, with `responsive`,

@@ -84,6 +84,20 @@ int hcrt__wait_failed_for(int peer)
     return -1;
 }
 
+/* initial-exec: no __tls_get_addr in the SIGSEGV handler's waits */
+static _Thread_local uint64_t thread_waited
+    __attribute__((tls_model("initial-exec")));
+
+uint64_t hcrt__wait_thread_ns(void)
+{
+    return thread_waited;
+}
+
+void hcrt__wait_end(const hcrt_wait_state_t *s)
+{
+    thread_waited += hcrt__now_ns() - s->start;
+}
+
 void hcrt__wait_begin(hcrt_wait_state_t *s)
 {
     s->start = hcrt__now_ns();
@@ -138,13 +152,18 @@ hcrt_status_t hcrt__wait_requests(int n, MPI_Request *reqs,
         int done = 0;
         if (MPI_Testall(n, reqs, &done, MPI_STATUSES_IGNORE) != MPI_SUCCESS)
             return HCRT_ERR_MPI;
-        if (done)
+        if (done) {
+            if (i)
+                hcrt__wait_end(&s);
             return HCRT_OK;
+        }
         hcrt_status_t st = hcrt__wait_poll(&s, w);
-        if (st != HCRT_OK)
+        if (st != HCRT_OK) {
+            hcrt__wait_end(&s);
             return st;
+        }
         if (i >= 100 && !w->busy) /* a reply right after the post */
-            hcrt__pause(&p, w->spin_ns);
+            hcrt__pause_bell(&p, w->spin_ns, w->bell);
     }
 }
 
@@ -155,12 +174,15 @@ hcrt_status_t hcrt__wait_word(_Atomic uint32_t *word, uint32_t val,
     hcrt__wait_begin(&s);
     while (atomic_load_explicit(word, memory_order_acquire) == val) {
         hcrt_status_t st = hcrt__wait_poll(&s, w);
-        if (st != HCRT_OK)
+        if (st != HCRT_OK) {
+            hcrt__wait_end(&s);
             return st;
+        }
         struct timespec ts = {0, WORD_SLICE_NS};
         syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, val, &ts, NULL,
                 0);
     }
+    hcrt__wait_end(&s);
     return HCRT_OK;
 }
 

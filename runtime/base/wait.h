@@ -35,6 +35,8 @@
 
 #include "hcrt/hcrt.h"
 
+struct hcrt_bell;
+
 #define HCRT_WAIT_ANY (-1)       /* a collective: every peer matters */
 #define HCRT_WAIT_MAX_RANKS 4096 /* ranks the failed set can name */
 
@@ -44,7 +46,11 @@ typedef struct hcrt_wait {
     double deadline;  /* seconds until a symptom (<= 0: none) */
     uint64_t spin_ns; /* yield (not nap) this long between polls */
     int busy;         /* poll without pausing (as MPI_Wait would spin) */
-    int give_up;      /* at the deadline, return HCRT_ERR_TIMEOUT */
+    /* The peer rings this bell when it sends what is awaited (after the
+     * waiter's spin_ns): past spin_ns the wait blocks on it (hcrt__pause_bell)
+     * instead of napping. NULL: naps. */
+    struct hcrt_bell *bell;
+    int give_up; /* at the deadline, return HCRT_ERR_TIMEOUT */
     /* In FT mode (hcrt__wait_set_ft), a failed peer makes the wait return
      * HCRT_ERR_NODE_FAILED: the caller recovers. Other waits call the
      * policy, which ends the job saying what could not be recovered. */
@@ -72,6 +78,14 @@ typedef struct hcrt_wait_state {
 } hcrt_wait_state_t;
 void hcrt__wait_begin(hcrt_wait_state_t *s);
 hcrt_status_t hcrt__wait_poll(hcrt_wait_state_t *s, const hcrt_wait_t *w);
+/* Such a loop ends: its time counts as waited (hcrt__wait_thread_ns). */
+void hcrt__wait_end(const hcrt_wait_state_t *s);
+
+/* Nanoseconds the calling thread has spent in waits on peers so far (the
+ * helpers above, and loops between hcrt__wait_begin and hcrt__wait_end);
+ * the head's main thread tells region placement from it how much of a
+ * call on all nodes it only waited for the other nodes. */
+uint64_t hcrt__wait_thread_ns(void);
 
 /* ---- the fault detector's side ---------------------------------------- */
 

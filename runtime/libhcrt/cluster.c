@@ -72,6 +72,11 @@ uintptr_t hcrt__cluster_heap_lo, hcrt__cluster_heap_hi;
 hcrt_cluster_team_t hcrt__cluster_team;
 
 static MPI_Comm fork_comm = MPI_COMM_NULL;
+/* Workers block on it between forks; the head rings them with a command
+ * sent after they stopped spinning (wait_cmd, bcast_cmd). */
+static hcrt_bell_t fork_bell = {.efd = -1, .sfd = -1};
+static uint64_t cmd_idle_since; /* head: end of the last command's work */
+
 static MPI_Comm reduce_comm = MPI_COMM_NULL;
 static MPI_Comm sched_comm = MPI_COMM_NULL;
 static int *node_default; /* each rank's default team size */
@@ -393,6 +398,10 @@ void hcrt__cluster_init(void)
     hcrt__cluster_heap_lo = (uintptr_t)hcrt__dsm_base();
     hcrt__cluster_heap_hi = hcrt__cluster_heap_lo + hcrt__dsm_size();
     MPI_Comm_dup(comm, &fork_comm);
+    if (hcrt__bell_init(&fork_bell, fork_comm,
+                        hcrt__config_enum("HCRT_FORK_BELL"), HCRT_MOD_CORE,
+                        "fork", "HCRT_FORK_BELL") != HCRT_OK)
+        hcrt_fatal(HCRT_MOD_CORE, "the fork bells could not start (see above)");
     hcrt__cluster_ft_init(fork_comm);
     MPI_Comm_dup(comm, &reduce_comm);
     MPI_Comm_dup(comm, &sched_comm);
@@ -427,6 +436,7 @@ void hcrt__cluster_fini(void)
     hcrt__cluster_on = 0;
     hcrt__heap_shutdown(); /* from here on the C library's */
     hcrt__dsm_fini();
+    hcrt__bell_fini(&fork_bell);
     MPI_Comm_free(&fork_comm);
     MPI_Comm_free(&reduce_comm);
     MPI_Comm_free(&sched_comm);
@@ -443,6 +453,19 @@ MPI_Comm hcrt__cluster_reduce_comm(void)
 MPI_Comm hcrt__cluster_fork_comm(void)
 {
     return fork_comm;
+}
+
+/* Head: rings every worker when the command follows a quiet spell longer
+ * than a worker spins (it may block on its bell), and marks the end of this
+ * command's work (called again at the join). A ring is one sendto, ~1.5 us
+ * a worker, paid only after a spell of at least WORKER_SPIN_NS. */
+#define WORKER_SPIN_NS 200000
+static void ring_workers(void)
+{
+    uint64_t now = hcrt__now_ns();
+    if (now - cmd_idle_since > WORKER_SPIN_NS / 2)
+        for (int r = 1; r < hcrt__size(); r++)
+            hcrt__bell_ring(&fork_bell, r, 0);
 }
 
 /* Node `rank`'s share of a team of `total` threads. */
@@ -569,11 +592,15 @@ static void bcast_cmd(fork_cmd_t *cmd)
         .what = "the fork command", .peer = HCRT_WAIT_ANY, .busy = 1};
 
     if (hcrt__cluster_ft_p2p()) {
+        ring_workers();
         hcrt__cluster_ft_send(cmd, sizeof(*cmd), w.what);
+        cmd_idle_since = hcrt__now_ns();
         return;
     }
     MPI_Ibcast(cmd, sizeof(*cmd), MPI_BYTE, 0, fork_comm, &req);
+    ring_workers();
     hcrt__wait_request(&req, &w);
+    cmd_idle_since = hcrt__now_ns();
 }
 
 static void bcast_payload(void *buf, uint32_t len)
@@ -585,7 +612,7 @@ static void bcast_payload(void *buf, uint32_t len)
         if (hcrt__rank() == 0)
             hcrt__cluster_ft_send(buf, (int)len, w.what);
         else
-            hcrt__cluster_ft_recv(buf, (int)len, w.what, 0);
+            hcrt__cluster_ft_recv(buf, (int)len, w.what, 0, NULL);
         return;
     }
     MPI_Ibcast(buf, (int)len, MPI_BYTE, 0, fork_comm, &req);
@@ -715,10 +742,14 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         hcrt__cluster_place_tls_send(total);
     uint64_t t1 = hcrt__now_ns();
     __atomic_fetch_add(&st->cluster, 1, __ATOMIC_RELAXED);
+    uint64_t w0 = hcrt__wait_thread_ns();
     run_region(loc, region, args, total, &cmd.icv, cmd.tasks);
+    cmd_idle_since = hcrt__now_ns(); /* the workers' spin starts about now */
+    hcrt__cluster_place_all_done(cmd_idle_since - t0,
+                                 hcrt__wait_thread_ns() - w0);
     counters.forks++;
     counters.fork_ns += t1 - t0;
-    counters.join_ns += hcrt__now_ns() - t1;
+    counters.join_ns += cmd_idle_since - t1;
     if (cmd.tasks)
         hcrt__ts_region_done(region, 1, hcrt__now_ns() - t0);
     return 1;
@@ -738,15 +769,19 @@ local:
 
 /* Waits for the next command without burning a core: MPI_Test with
  * sched_yield for a short while (a fork right after a join is quick), then
- * naps that grow to 0.5 ms; naps at once on a contended core (bell.h). */
+ * blocks on the fork bell, which the head rings with a later command
+ * (ring_workers); without bells, naps that grow to 0.5 ms. Naps at once on
+ * a contended core (bell.h). */
 static void wait_cmd(fork_cmd_t *cmd)
 {
     MPI_Request req;
-    hcrt_wait_t w = {
-        .what = "the next fork command", .peer = 0, .spin_ns = 200000};
+    hcrt_wait_t w = {.what = "the next fork command",
+                     .peer = 0,
+                     .spin_ns = WORKER_SPIN_NS,
+                     .bell = &fork_bell};
 
     if (hcrt__cluster_ft_p2p()) {
-        hcrt__cluster_ft_recv(cmd, sizeof(*cmd), w.what, w.spin_ns);
+        hcrt__cluster_ft_recv(cmd, sizeof(*cmd), w.what, w.spin_ns, w.bell);
         return;
     }
     MPI_Ibcast(cmd, sizeof(*cmd), MPI_BYTE, 0, fork_comm, &req);

@@ -15,6 +15,8 @@
 
 #include "libhcrt/core.h"
 
+struct hcrt_bell;
+
 /* Cluster mode is on: size > 1, HCRT_CLUSTER=1, started by __hcrt_main,
  * DSM up. Set once before the user's main runs. */
 extern int hcrt__cluster_on;
@@ -157,8 +159,9 @@ void hcrt__cluster_ft_init(MPI_Comm fork_comm);
 /* Commands go point to point (FT mode). */
 int hcrt__cluster_ft_p2p(void);
 void hcrt__cluster_ft_send(void *buf, int len, const char *what);
+/* bell: the one the sender rings (base/wait.h), or NULL */
 void hcrt__cluster_ft_recv(void *buf, int len, const char *what,
-                           uint64_t spin_ns);
+                           uint64_t spin_ns, struct hcrt_bell *bell);
 /* The head forks a region on every node (a loss then cannot be recovered). */
 void hcrt__cluster_ft_fork(const hcrt_ident_t *loc);
 /* A rank was lost: regions run on the head alone. */

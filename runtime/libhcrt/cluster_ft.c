@@ -134,10 +134,10 @@ void hcrt__cluster_ft_send(void *buf, int len, const char *what)
 
 /* Worker: the head's next command or payload. */
 void hcrt__cluster_ft_recv(void *buf, int len, const char *what,
-                           uint64_t spin_ns)
+                           uint64_t spin_ns, struct hcrt_bell *bell)
 {
     MPI_Request req;
-    hcrt_wait_t w = {.what = what, .peer = 0, .spin_ns = spin_ns};
+    hcrt_wait_t w = {.what = what, .peer = 0, .spin_ns = spin_ns, .bell = bell};
     MPI_Irecv(buf, len, MPI_BYTE, 0, CMD_TAG, comm_of_cmds(), &req);
     hcrt__wait_request(&req, &w);
 }

@@ -145,6 +145,13 @@ static void trace_change(const hcrt_region_desc_t *d,
                     all_us);
 }
 
+void hcrt__cluster_place_all_done(uint64_t region_ns, uint64_t wait_ns)
+{
+    if (open_call.r)
+        open_call.r->region_ns = (double)region_ns,
+        open_call.r->wait_ns = (double)wait_ns;
+}
+
 hcrt_place_t hcrt__cluster_place_choose(const hcrt_region_desc_t *region,
                                         int total, uint64_t now_ns)
 {
@@ -431,6 +438,12 @@ static int print_place(FILE *out, void *arg)
             "calls on the head alone run on %d core(s); a call on all nodes "
             "has %.2fx as many\n",
             hcrt__cluster_cores_head(), tab.p.capacity);
+    if (tab.first_head)
+        fprintf(out,
+                "regions that started on the head alone because an earlier "
+                "region's first call on all nodes mostly waited for the "
+                "other nodes: %u\n",
+                tab.first_head);
     for (uint32_t i = 0; i < tab.cap; i++)
         if (tab.slots[i].used && tab.slots[i].calls) {
             print_region(out, descs[i], &tab.slots[i]);

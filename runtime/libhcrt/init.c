@@ -338,7 +338,7 @@ static int worker_wait_status(void)
                   size - 1);
     if (hcrt__ft_on()) {
         uint64_t msg[2];
-        hcrt__cluster_ft_recv(msg, sizeof msg, w.what, 2000000);
+        hcrt__cluster_ft_recv(msg, sizeof msg, w.what, 2000000, NULL);
         hcrt__cluster_ft_adopt(msg[1]);
         return (int)(uint32_t)msg[0];
     }

@@ -123,6 +123,7 @@ static void wait_peer(hcrt_ident_t *loc, MPI_Request *req, int peer, int tag,
         check(hcrt__wait_poll(&ws, &w) == HCRT_OK ? MPI_SUCCESS : MPI_ERR_OTHER,
               "wait");
     }
+    hcrt__wait_end(&ws);
     if (!req)
         MPI_Get_count(&st, MPI_BYTE, count);
 }

@@ -285,17 +285,45 @@ static void group_check(hcrt__place_table_t *t, uint64_t now_ns)
  * win there by what the DSM's page moves cost it, and starting every
  * region on all nodes left mixed placements whose page moves each
  * region's try paid (NPB MG class A: 39 tries refused by the budget, three
- * regions on all nodes and three on the head). */
-static hcrt_place_t first_place(const hcrt__place_table_t *t,
-                                hcrt__place_region_t *r)
+ * regions on all nodes and three on the head).
+ *
+ * With more cores on all nodes (ranks on several hosts) the head alone
+ * also runs the first call of a region when the last long first call of
+ * another region on all nodes kept the head waiting for the other nodes
+ * through most of it (first_waited): the program's regions share its
+ * arrays, and a region that finds them homed on the head pays every page
+ * over the network on its first call, which no later call gives back when
+ * it is called once or twice. Between 2 hosts NPB IS class W lost 112 ms
+ * that way in four regions called once (the whole program takes 78 ms on
+ * one node), after a first call of `create_seq` in which the head waited
+ * for the worker's page fetches; CG's `conj_grad`, after `makea`'s region,
+ * took 116-850 ms on its first call against 9.5 ms on the head alone. A
+ * first call that waited little (compute, NPB EP) keeps first calls on all
+ * nodes; short ones (under FIRST_LONG_NS) say nothing, their waits being
+ * the fork's and barriers' round trips. */
+#define FIRST_LONG_NS 5e6
+#define FIRST_WAITED 0.5 /* of the region's time */
+
+static hcrt_place_t first_place(hcrt__place_table_t *t, hcrt__place_region_t *r)
 {
-    if (t->p.capacity > 1 || !t->p.head_first) {
+    int head = t->p.head_first && (t->p.capacity <= 1 || t->first_waited);
+    if (!head) {
         r->choice = HCRT_PLACE_ALL;
         return HCRT_PLACE_ALL;
     }
+    if (t->p.capacity > 1)
+        t->first_head++;
     r->choice = HCRT_PLACE_HEAD;
     r->next_check = t->p.recheck_min;
     return HCRT_PLACE_HEAD;
+}
+
+/* After a first call on all nodes: whether the head waited through most
+ * of it (first_place). */
+static void note_first(hcrt__place_table_t *t, const hcrt__place_region_t *r)
+{
+    if (r->region_ns >= FIRST_LONG_NS)
+        t->first_waited = r->wait_ns > FIRST_WAITED * r->region_ns;
 }
 
 hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
@@ -420,16 +448,28 @@ static void steady_sample(hcrt__place_table_t *t, hcrt__place_region_t *r,
 
 /* After a region's first call (on all nodes, cold): the head alone is
  * tried at once, not after a second call on all nodes, when the worst such
- * a try can lose fits the budget - the head doing, on its own cores, the
- * share of that cold call that the other nodes' cores did (capacity - 1
- * times the call), for try_calls calls. A short DSM-hostile region then pays
- * one call on all nodes instead of two (at 4 ranks on 2 cores a second call
- * of NPB CG's conj_grad cost 5x its head-alone time); a long one, such as
- * an initialisation called twice, still runs both calls on all nodes. */
+ * a try can lose fits the budget, for try_calls calls: the head doing on
+ * its own cores the share of that cold call that the other nodes' cores
+ * did. The head's own share is the part of the region it did not spend
+ * waiting for the other nodes (wait_ns), so the head alone would take
+ * about capacity times that, plus the cycle's time outside the region;
+ * what this exceeds the cycle by is the loss.
+ * A short DSM-hostile region then pays one call on all nodes instead of
+ * two: between hosts the first call of NPB CG's conj_grad (class W, 2
+ * hosts) took 600 ms of which the head waited ~590 ms for a worker
+ * fetching pages over TCP, against 9.5 ms on the head alone. A long
+ * compute-bound one, such as an initialisation called twice, in which the
+ * head waits little, still runs both calls on all nodes. */
 static void early_try(hcrt__place_table_t *t, hcrt__place_region_t *r,
                       double cycle, uint64_t now_ns)
 {
-    double worst = (t->p.capacity - 1) * cycle * t->p.try_calls;
+    double region =
+        r->region_ns > 0 && r->region_ns <= cycle ? r->region_ns : cycle;
+    double own = region - r->wait_ns;
+    if (own < 0)
+        own = 0;
+    double alone = t->p.capacity * own + (cycle - region);
+    double worst = (alone > cycle ? alone - cycle : 0) * t->p.try_calls;
 
     if (t->lost_ns + worst <= budget_ns(t, now_ns, 1))
         r->next_check = 1;
@@ -448,8 +488,10 @@ void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
     r->time_ns[where] += cycle;
     if (cycle > r->peak[where])
         r->peak[where] = cycle;
-    if (r->calls == 1 && where == HCRT_PLACE_ALL && t->p.enabled)
+    if (r->calls == 1 && where == HCRT_PLACE_ALL && t->p.enabled) {
+        note_first(t, r);
         early_try(t, r, cycle, r->fork_ns + cycle_ns);
+    }
     /* a try, or the call back after one: what it lost against the choice */
     if (where != r->choice || (r->transition && r->runs[where] > 1)) {
         double ref = hcrt__place_cost(r, (hcrt_place_t)r->choice);

@@ -35,7 +35,8 @@ typedef struct hcrt__place_params {
     double capacity;     /* the cores a call on all nodes has over those
                             of a call on the head alone (>= 1; nodes when
                             each rank has its own) */
-    int head_first;      /* first calls on the head when capacity <= 1 */
+    int head_first;      /* first calls on the head when capacity <= 1,
+                            or after a long first call that waited */
     double budget;       /* fraction of elapsed time tries may lose */
     double allowance_ns; /* loss allowed at any time on top of it */
 
@@ -68,12 +69,15 @@ typedef struct hcrt__place_region {
     uint32_t trying;   /* calls of the current try still to run */
     uint32_t tries, switches;
     uint8_t used, choice, last, pending; /* pending: a call awaits its cycle */
-    uint8_t transition;  /* the pending call changed placement */
-    uint8_t slow;        /* chosen calls in a row above the drift band */
-    uint8_t quiet;       /* no other region's try ran at the last call */
-    uint64_t last_at;    /* the table's call count at its last call */
-    uint64_t gap;        /* calls of any region between its last two */
-    uint64_t fork_ns;    /* when its last call was chosen */
+    uint8_t transition; /* the pending call changed placement */
+    uint8_t slow;       /* chosen calls in a row above the drift band */
+    uint8_t quiet;      /* no other region's try ran at the last call */
+    uint64_t last_at;   /* the table's call count at its last call */
+    uint64_t gap;       /* calls of any region between its last two */
+    uint64_t fork_ns;   /* when its last call was chosen */
+    /* its last call on all nodes, fork to join, and the head's waits for
+     * the other nodes in it (its waits of base/wait.h), ns; 0: not measured */
+    double region_ns, wait_ns;
     uint8_t in_group;    /* takes part in the group try under way */
     uint8_t group_calls; /* its calls on the head in that group try */
 } hcrt__place_region_t;
@@ -99,6 +103,12 @@ typedef struct hcrt__place_table {
     uint32_t group_left;  /* its members still short of try_calls calls */
     uint32_t groups, group_switches; /* group tries, regions they moved */
     uint8_t group_on;
+
+    /* first calls: the last long first call on all nodes (at least
+     * FIRST_LONG_NS) had the head waiting for the other nodes most of the
+     * time, and how many regions started on the head for that reason */
+    uint8_t first_waited;
+    uint32_t first_head;
 } hcrt__place_table_t;
 
 /* The defaults the settings table also documents (sched/settings.def). */
@@ -117,7 +127,8 @@ hcrt__place_region_t *hcrt__place_region(hcrt__place_table_t *t, uint64_t id);
  * hcrt__place_record before the region's next choice. */
 hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
                                 uint64_t now_ns);
-/* The cycle (ns) of the call last chosen for `r`. */
+/* The cycle (ns) of the call last chosen for `r` (for a call on all
+ * nodes set r->region_ns and r->wait_ns first). */
 void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
                         uint64_t cycle_ns);
 

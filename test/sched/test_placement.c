@@ -76,6 +76,28 @@ static void test_first(void)
           s.r->avg[HCRT_PLACE_ALL]);
     CHECKF(sim_call(&s, 1e8, 1e6) == HCRT_PLACE_HEAD, "then the head alone");
     hcrt__place_fini(&s.t);
+    /* ... unless the head waited for the other nodes through most of that
+     * first call (between hosts: a worker fetching the region's pages over
+     * the network): its own 2 ms make a head-alone call of ~4 ms, nothing
+     * lost against 100 ms, and the head alone is tried at once */
+    sim_init(&s, 2, 1);
+    CHECKF(hcrt__place_choose(&s.t, s.r, 0) == HCRT_PLACE_ALL, "first on all");
+    s.r->region_ns = 1e8, s.r->wait_ns = 98e6;
+    hcrt__place_record(&s.t, s.r, (uint64_t)1e8);
+    s.now = (uint64_t)1e8;
+    CHECKF(sim_call(&s, 1e8, 4e6) == HCRT_PLACE_HEAD,
+           "a waiting head: the head alone at the second call");
+    hcrt__place_fini(&s.t);
+    /* a head that waited only half of it (its own 50 ms: 100 ms alone)
+     * still takes the steady call on all nodes */
+    sim_init(&s, 2, 1);
+    hcrt__place_choose(&s.t, s.r, 0);
+    s.r->region_ns = 1e8, s.r->wait_ns = 40e6;
+    hcrt__place_record(&s.t, s.r, (uint64_t)1e8);
+    s.now = (uint64_t)1e8;
+    CHECKF(sim_call(&s, 1e8, 1e8) == HCRT_PLACE_ALL,
+           "a busy head: a steady call on all nodes");
+    hcrt__place_fini(&s.t);
     /* at 4 nodes the head may do 3 nodes' share: 4 ms calls wait too */
     sim_init(&s, 4, 1);
     sim_call(&s, 4e6, 1e3);
@@ -254,6 +276,44 @@ static void test_pushed(void)
           20000 * 140e3);
     CHECKF(both_trying == 0, "two tries at once %d times", both_trying);
     hcrt__place_fini(&t);
+}
+
+/* Several hosts (capacity 2): a region's first call that kept the head
+ * waiting for the other nodes through most of it (at least 5 ms long)
+ * makes the next new region start on the head alone; one that computed,
+ * a short one, or HCRT_SCHED_PLACE_HEAD_FIRST=0 leave first calls on all
+ * nodes. */
+static int first_after(double region_ns, double wait_ns, int head_first)
+{
+    hcrt__place_table_t t;
+    hcrt__place_params_t p;
+    hcrt__place_params_default(&p, 2);
+    p.head_first = head_first;
+    hcrt__place_init(&t, &p, 8, 0);
+    hcrt__place_region_t *a = hcrt__place_region(&t, 1);
+    hcrt__place_region_t *b = hcrt__place_region(&t, 2);
+    CHECKF(hcrt__place_choose(&t, a, 0) == HCRT_PLACE_ALL,
+           "capacity 2: the first region's first call on all nodes");
+    a->region_ns = region_ns, a->wait_ns = wait_ns;
+    hcrt__place_record(&t, a, (uint64_t)region_ns);
+    int w = (int)hcrt__place_choose(&t, b, (uint64_t)region_ns);
+    hcrt__place_record(&t, b, 1000000);
+    CHECKF(t.first_head == (w == HCRT_PLACE_HEAD), "counted %u",
+           t.first_head);
+    hcrt__place_fini(&t);
+    return w;
+}
+
+static void test_first_waited(void)
+{
+    CHECKF(first_after(20e6, 18e6, 1) == HCRT_PLACE_HEAD,
+           "after a first call that waited: the head alone");
+    CHECKF(first_after(20e6, 2e6, 1) == HCRT_PLACE_ALL,
+           "after a first call that computed: all nodes");
+    CHECKF(first_after(1e6, 0.9e6, 1) == HCRT_PLACE_ALL,
+           "after a short first call: all nodes");
+    CHECKF(first_after(20e6, 18e6, 0) == HCRT_PLACE_ALL,
+           "HCRT_SCHED_PLACE_HEAD_FIRST=0: all nodes");
 }
 
 /* An initialisation called twice (its try of the head alone starts at its
@@ -458,7 +518,7 @@ int main(int argc, char **argv)
         {"regret", test_regret},     {"pushed", test_pushed},
         {"group", test_group},       {"stuck_try", test_stuck_try},
         {"group_loses", test_group_loses}, {"sizes", test_sizes},
-        {"short", test_short},
+        {"short", test_short},       {"first_waited", test_first_waited},
         {NULL, NULL}};
     return check_run(argc, argv, cases);
 }
