@@ -545,10 +545,12 @@ hcrt_status_t hcrt__dr_wait(hcrt__dr_t *r)
             r->ops->poll(r->ctx);
         hcrt_status_t f = hcrt__wait_poll(&ws, &w);
         if (f != HCRT_OK && w.recoverable) {
+            hcrt__wait_end(&ws);
             hcrt__wait_begin(&ws);
             continue;
         }
         if (f != HCRT_OK) { /* only with recovery: the policy returned */
+            hcrt__wait_end(&ws);
             pthread_mutex_lock(&hcrt__dr_lock);
             end(r, f, hcrt__wait_failed_for(HCRT_WAIT_ANY), 0, 0);
             r->why = "a rank failed during the reduction and this rank "
@@ -557,6 +559,7 @@ hcrt_status_t hcrt__dr_wait(hcrt__dr_t *r)
             return f;
         }
     }
+    hcrt__wait_end(&ws);
     return st;
 }
 

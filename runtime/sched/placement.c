@@ -318,12 +318,26 @@ static hcrt_place_t first_place(hcrt__place_table_t *t, hcrt__place_region_t *r)
     return HCRT_PLACE_HEAD;
 }
 
+/* The head's own share of the last call on all nodes (ns), of `region`:
+ * what its main thread neither waited for the other nodes (wait_ns) nor
+ * lost off the CPU - its CPU time, when measured, bounds it too (a thread
+ * preempted or blocked outside the waits, e.g. hosts that share cores).
+ * Busy waits burn CPU, so the bound is loose, never too small. */
+static double own_share(const hcrt__place_region_t *r, double region)
+{
+    double own = region - r->wait_ns;
+    if (r->cpu_ns > 0 && r->cpu_ns < own)
+        own = r->cpu_ns;
+    return own > 0 ? own : 0;
+}
+
 /* After a first call on all nodes: whether the head waited through most
  * of it (first_place). */
 static void note_first(hcrt__place_table_t *t, const hcrt__place_region_t *r)
 {
     if (r->region_ns >= FIRST_LONG_NS)
-        t->first_waited = r->wait_ns > FIRST_WAITED * r->region_ns;
+        t->first_waited =
+            own_share(r, r->region_ns) < (1 - FIRST_WAITED) * r->region_ns;
 }
 
 hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
@@ -451,7 +465,7 @@ static void steady_sample(hcrt__place_table_t *t, hcrt__place_region_t *r,
  * a try can lose fits the budget, for try_calls calls: the head doing on
  * its own cores the share of that cold call that the other nodes' cores
  * did. The head's own share is the part of the region it did not spend
- * waiting for the other nodes (wait_ns), so the head alone would take
+ * waiting for the other nodes (own_share), so the head alone would take
  * about capacity times that, plus the cycle's time outside the region;
  * what this exceeds the cycle by is the loss.
  * A short DSM-hostile region then pays one call on all nodes instead of
@@ -465,10 +479,7 @@ static void early_try(hcrt__place_table_t *t, hcrt__place_region_t *r,
 {
     double region =
         r->region_ns > 0 && r->region_ns <= cycle ? r->region_ns : cycle;
-    double own = region - r->wait_ns;
-    if (own < 0)
-        own = 0;
-    double alone = t->p.capacity * own + (cycle - region);
+    double alone = t->p.capacity * own_share(r, region) + (cycle - region);
     double worst = (alone > cycle ? alone - cycle : 0) * t->p.try_calls;
 
     if (t->lost_ns + worst <= budget_ns(t, now_ns, 1))

@@ -75,9 +75,10 @@ typedef struct hcrt__place_region {
     uint64_t last_at;   /* the table's call count at its last call */
     uint64_t gap;       /* calls of any region between its last two */
     uint64_t fork_ns;   /* when its last call was chosen */
-    /* its last call on all nodes, fork to join, and the head's waits for
-     * the other nodes in it (its waits of base/wait.h), ns; 0: not measured */
-    double region_ns, wait_ns;
+    /* its last call on all nodes, fork to join; the head's main thread's
+     * waits for the other nodes in it (base/wait.h) and its CPU time, ns;
+     * 0: not measured */
+    double region_ns, wait_ns, cpu_ns;
     uint8_t in_group;    /* takes part in the group try under way */
     uint8_t group_calls; /* its calls on the head in that group try */
 } hcrt__place_region_t;
@@ -128,7 +129,7 @@ hcrt__place_region_t *hcrt__place_region(hcrt__place_table_t *t, uint64_t id);
 hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
                                 uint64_t now_ns);
 /* The cycle (ns) of the call last chosen for `r` (for a call on all
- * nodes set r->region_ns and r->wait_ns first). */
+ * nodes set r->region_ns, r->wait_ns and r->cpu_ns first). */
 void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
                         uint64_t cycle_ns);
 

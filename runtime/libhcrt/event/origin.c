@@ -313,12 +313,14 @@ hcrt_status_t hcrt__event_wait(hcrt__event_t *ev, double timeout)
         double now = MPI_Wtime();
         if (end >= 0 && now >= end) {
             hcrt__ev_to_handlers(ev); /* a sync event: nobody else polls */
+            hcrt__wait_end(&ws);
             return HCRT_ERR_BUSY;
         }
         /* woken by the fault detector when the peer failed (wait.h) */
         hcrt_status_t fst = hcrt__wait_poll(&ws, &w);
         if (fst != HCRT_OK) {
             hcrt__ev_to_handlers(ev);
+            hcrt__wait_end(&ws);
             return fst;
         }
         hcrt__ev_backoff(&bo, progress, hcrt__ev.opts.idle_max_us);
@@ -330,6 +332,7 @@ hcrt_status_t hcrt__event_wait(hcrt__event_t *ev, double timeout)
         else if (us > 1)
             wait_done(ev, us);
     }
+    hcrt__wait_end(&ws);
     return ev->status;
 }
 
