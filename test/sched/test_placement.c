@@ -55,6 +55,21 @@ static int sim_call(sim_t *s, double all, double head)
     return w;
 }
 
+/* Where the second call of a region goes after a first call of 100 ms on
+ * all nodes in which the head waited wait_ns (calls on the head: head_ns). */
+static int second_after(double wait_ns, double head_ns)
+{
+    sim_t s;
+    sim_init(&s, 2, 1);
+    CHECKF(hcrt__place_choose(&s.t, s.r, 0) == HCRT_PLACE_ALL, "first on all");
+    s.r->region_ns = 1e8, s.r->wait_ns = wait_ns;
+    hcrt__place_record(&s.t, s.r, (uint64_t)1e8);
+    s.now = (uint64_t)1e8;
+    int w = sim_call(&s, 1e8, head_ns);
+    hcrt__place_fini(&s.t);
+    return w;
+}
+
 static void test_first(void)
 {
     sim_t s;
@@ -79,25 +94,13 @@ static void test_first(void)
     /* ... unless the head waited for the other nodes through most of that
      * first call (between hosts: a worker fetching the region's pages over
      * the network): its own 2 ms make a head-alone call of ~4 ms, nothing
-     * lost against 100 ms, and the head alone is tried at once */
-    sim_init(&s, 2, 1);
-    CHECKF(hcrt__place_choose(&s.t, s.r, 0) == HCRT_PLACE_ALL, "first on all");
-    s.r->region_ns = 1e8, s.r->wait_ns = 98e6;
-    hcrt__place_record(&s.t, s.r, (uint64_t)1e8);
-    s.now = (uint64_t)1e8;
-    CHECKF(sim_call(&s, 1e8, 4e6) == HCRT_PLACE_HEAD,
-           "a waiting head: the head alone at the second call");
-    hcrt__place_fini(&s.t);
-    /* a head that waited only half of it (its own 50 ms: 100 ms alone)
+     * lost against 100 ms, and the head alone is tried at once; a head
+     * that waited 40 ms (its own 60 ms: 120 ms alone, 3 x 20 ms to lose)
      * still takes the steady call on all nodes */
-    sim_init(&s, 2, 1);
-    hcrt__place_choose(&s.t, s.r, 0);
-    s.r->region_ns = 1e8, s.r->wait_ns = 40e6;
-    hcrt__place_record(&s.t, s.r, (uint64_t)1e8);
-    s.now = (uint64_t)1e8;
-    CHECKF(sim_call(&s, 1e8, 1e8) == HCRT_PLACE_ALL,
+    CHECKF(second_after(98e6, 4e6) == HCRT_PLACE_HEAD,
+           "a waiting head: the head alone at the second call");
+    CHECKF(second_after(40e6, 1e8) == HCRT_PLACE_ALL,
            "a busy head: a steady call on all nodes");
-    hcrt__place_fini(&s.t);
     /* at 4 nodes the head may do 3 nodes' share: 4 ms calls wait too */
     sim_init(&s, 4, 1);
     sim_call(&s, 4e6, 1e3);
