@@ -172,6 +172,7 @@ hcrt_status_t hcrt__wait_word(_Atomic uint32_t *word, uint32_t val,
 {
     hcrt_wait_state_t s;
     hcrt__wait_begin(&s);
+    int waited = 0;
     while (atomic_load_explicit(word, memory_order_acquire) == val) {
         hcrt_status_t st = hcrt__wait_poll(&s, w);
         if (st != HCRT_OK) {
@@ -181,8 +182,10 @@ hcrt_status_t hcrt__wait_word(_Atomic uint32_t *word, uint32_t val,
         struct timespec ts = {0, WORD_SLICE_NS};
         syscall(SYS_futex, (uint32_t *)word, FUTEX_WAIT_PRIVATE, val, &ts, NULL,
                 0);
+        waited = 1;
     }
-    hcrt__wait_end(&s);
+    if (waited) /* no clock read for a reply already there */
+        hcrt__wait_end(&s);
     return HCRT_OK;
 }
 

@@ -751,11 +751,17 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         hcrt__cluster_place_tls_send(total);
     uint64_t t1 = hcrt__now_ns();
     __atomic_fetch_add(&st->cluster, 1, __ATOMIC_RELAXED);
-    uint64_t w0 = hcrt__wait_thread_ns(), c0 = thread_cpu_ns();
+    /* placement judges a region's first call on all nodes (two system
+     * calls for the CPU time: not on every fork) */
+    int first = hcrt__cluster_place_first_call();
+    uint64_t w0 = first ? hcrt__wait_thread_ns() : 0;
+    uint64_t c0 = first ? thread_cpu_ns() : 0;
     run_region(loc, region, args, total, &cmd.icv, cmd.tasks);
     cmd_idle_since = hcrt__now_ns(); /* the workers' spin starts about now */
-    hcrt__cluster_place_all_done(
-        cmd_idle_since - t0, hcrt__wait_thread_ns() - w0, thread_cpu_ns() - c0);
+    if (first)
+        hcrt__cluster_place_first_done(cmd_idle_since - t0,
+                                       hcrt__wait_thread_ns() - w0,
+                                       thread_cpu_ns() - c0);
     counters.forks++;
     counters.fork_ns += t1 - t0;
     counters.join_ns += cmd_idle_since - t1;

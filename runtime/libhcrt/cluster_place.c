@@ -145,22 +145,24 @@ static void trace_change(const hcrt_region_desc_t *d,
                     all_us);
 }
 
-void hcrt__cluster_place_all_done(uint64_t region_ns, uint64_t wait_ns,
-                                  uint64_t cpu_ns)
+int hcrt__cluster_place_first_call(void)
 {
-    if (!open_call.r)
-        return;
-    open_call.r->region_ns = (double)region_ns;
-    open_call.r->wait_ns = (double)wait_ns;
-    open_call.r->cpu_ns = (double)cpu_ns;
-    if (open_call.r->calls == 1)
-        hcrt_debug(HCRT_MOD_SCHED,
-                   "placement: first call of %s on all nodes: %.0f us, the "
-                   "head's main thread waited %.0f us of it and computed "
-                   "%.0f us",
-                   open_call.desc->name ? open_call.desc->name : "?",
-                   (double)region_ns * 1e-3, (double)wait_ns * 1e-3,
-                   (double)cpu_ns * 1e-3);
+    return open_call.r && open_call.r->calls == 1;
+}
+
+void hcrt__cluster_place_first_done(uint64_t region_ns, uint64_t wait_ns,
+                                    uint64_t cpu_ns)
+{
+    hcrt__place_region_t *r = open_call.r;
+    r->region_ns = (double)region_ns;
+    r->wait_ns = (double)wait_ns;
+    r->cpu_ns = (double)cpu_ns;
+    hcrt_debug(HCRT_MOD_SCHED,
+               "placement: first call of %s on all nodes: %.0f us, the head's "
+               "main thread waited %.0f us of it and computed %.0f us",
+               open_call.desc->name ? open_call.desc->name : "?",
+               (double)region_ns * 1e-3, (double)wait_ns * 1e-3,
+               (double)cpu_ns * 1e-3);
 }
 
 hcrt_place_t hcrt__cluster_place_choose(const hcrt_region_desc_t *region,

@@ -36,11 +36,14 @@ void hcrt__cluster_cores_home(void);
 /* Head, at every fork of its main thread at level 0: the cycle of the
  * call chosen last ends here. */
 void hcrt__cluster_place_cycle(uint64_t now_ns);
-/* Head, after a call on all nodes: its fork-to-join time, how long the
- * head's main thread waited in it for the other nodes and its CPU time in
- * it (placement's estimate of the head alone after a first call). */
-void hcrt__cluster_place_all_done(uint64_t region_ns, uint64_t wait_ns,
-                                  uint64_t cpu_ns);
+/* Head: whether the call chosen last is its region's first (placement
+ * measures the head's share of a first call on all nodes). */
+int hcrt__cluster_place_first_call(void);
+/* Head, after a region's first call on all nodes: its fork-to-join time,
+ * how long the head's main thread waited in it for the other nodes and
+ * its CPU time in it (placement's estimate of the head alone). */
+void hcrt__cluster_place_first_done(uint64_t region_ns, uint64_t wait_ns,
+                                    uint64_t cpu_ns);
 /* Head: where this call of `region` (a team of `total`) runs. */
 hcrt_place_t hcrt__cluster_place_choose(const hcrt_region_desc_t *region,
                                         int total, uint64_t now_ns);

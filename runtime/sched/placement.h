@@ -75,7 +75,7 @@ typedef struct hcrt__place_region {
     uint64_t last_at;   /* the table's call count at its last call */
     uint64_t gap;       /* calls of any region between its last two */
     uint64_t fork_ns;   /* when its last call was chosen */
-    /* its last call on all nodes, fork to join; the head's main thread's
+    /* its first call on all nodes, fork to join; the head's main thread's
      * waits for the other nodes in it (base/wait.h) and its CPU time, ns;
      * 0: not measured */
     double region_ns, wait_ns, cpu_ns;
@@ -128,8 +128,8 @@ hcrt__place_region_t *hcrt__place_region(hcrt__place_table_t *t, uint64_t id);
  * hcrt__place_record before the region's next choice. */
 hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
                                 uint64_t now_ns);
-/* The cycle (ns) of the call last chosen for `r` (for a call on all
- * nodes set r->region_ns, r->wait_ns and r->cpu_ns first). */
+/* The cycle (ns) of the call last chosen for `r` (for its first call, on
+ * all nodes, set r->region_ns, r->wait_ns and r->cpu_ns first). */
 void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
                         uint64_t cycle_ns);
 

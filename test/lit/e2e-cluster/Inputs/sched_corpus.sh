@@ -23,7 +23,7 @@ for src in "$@"; do
     # The reference runs at 4 threads, or at the largest count the program's
     # own e2e RUN line allows (--ref-threads): tasks.c stops libomp at 2,
     # since at 3 and more its untied tasks deadlock in ~8 % of runs.
-    rt=$(sed -n 's/.*--ref-threads "\([0-9 ]*\)".*/\1/p' "$src" | head -1)
+    rt=$(sed -n 's/.*--ref-threads "\{0,1\}\([0-9]\{1,\}\( [0-9]\{1,\}\)*\).*/\1/p' "$src" | head -1)
     rt=${rt##* }
     OMP_NUM_THREADS=${rt:-4} timeout -k 5 120 "./$name.ref" >"$name.ref.out" 2>/dev/null ||
         { echo "FAIL $name: the reference (clang-19 -fopenmp, ${rt:-4} threads) failed or hung"; fails=1; continue; }
