@@ -437,11 +437,11 @@ static int print_place(FILE *out, void *arg)
     fprintf(out,
             "region placement %s: tries lost %.2f ms in all (%.2f %% of "
             "%.2f s; budget %.0f %% of the run, of 1 s for shorter runs), "
-            "%.0f tries refused by the budget, "
+            "%.0f tries refused by the budget, %u ended over it, "
             "threadprivate data (%zu bytes a thread) moved %" PRIu64 " times\n",
             place_on > 0 ? "on" : "off", tab.lost_ns * 1e-6,
             run > 0 ? tab.lost_ns * 1e-7 / run : 0.0, run, tab.p.budget * 100,
-            tab.budget_refused, tls_len, tls_moves);
+            tab.budget_refused, tab.try_cut, tls_len, tls_moves);
     if (tab.groups)
         fprintf(out,
                 "group tries (every region on all nodes tried on the head at "

@@ -74,6 +74,7 @@ int hcrt__place_init(hcrt__place_table_t *t, const hcrt__place_params_t *p,
     t->cap = cap ? cap : 1;
     t->start_ns = now_ns;
     t->group_gap = t->group_next = GROUP_GAP;
+    t->all_ratio = 2;
     return 0;
 }
 
@@ -127,10 +128,12 @@ static double try_estimate(const hcrt__place_table_t *t,
 
     double gap, alt_cost = r->avg[alt];
 
-    if (alt_cost > 0)
-        gap = alt_cost - ref;
-    else /* never measured: the head alone does all the nodes' work */
-        gap = alt == HCRT_PLACE_HEAD ? t->p.capacity * worst : worst;
+    if (alt_cost > 0) /* its longest call: a try may meet the longest */
+        gap = (alt == HCRT_PLACE_ALL ? worst_cost(r, alt) : alt_cost) - ref;
+    else if (alt == HCRT_PLACE_HEAD) /* the head does all the nodes' work */
+        gap = t->p.capacity * worst;
+    else /* as much over the head as any call on all nodes has cost */
+        gap = (t->all_ratio - 1) * worst;
     if (gap < t->p.tie * ref)
         gap = t->p.tie * ref;
     /* the call back on the choice moves the pages again */
@@ -168,13 +171,15 @@ static int try_allowed(hcrt__place_table_t *t, const hcrt__place_region_t *r,
     return 0;
 }
 
+static void decide(hcrt__place_table_t *t, hcrt__place_region_t *r);
+
 static void end_try(hcrt__place_table_t *t)
 {
     hcrt__place_region_t *b = t->busy;
 
     if (b->trying) { /* left unfinished: its region is not called now */
         b->trying = 0;
-        b->next_check = b->calls + b->interval;
+        decide(t, b); /* from the calls it had */
     }
     t->busy = NULL;
     t->epoch++;
@@ -198,8 +203,6 @@ static int stale(const hcrt__place_table_t *t, uint64_t now_ns)
 }
 
 /* ---- group tries ---------------------------------------------------- */
-
-static void decide(hcrt__place_table_t *t, hcrt__place_region_t *r);
 
 /* A region a group try moves: on all nodes, called at least 3 times, often
  * and lately. */
@@ -331,13 +334,31 @@ static double own_share(const hcrt__place_region_t *r, double region)
     return own > 0 ? own : 0;
 }
 
+/* A call on all nodes that cost `all` where the head alone takes `head`
+ * (ns): the ratio that estimates tries of all nodes never measured
+ * (try_estimate). Between hosts, where a call on all nodes pays its pages
+ * over the network, it is no bounded multiple of the head's time: NPB MG
+ * class W's first zero3 took 5.6x the head's share of it, a try of comm3
+ * 40x, and a try of interp, estimated at 2x its 1.8 ms on the head, took
+ * 95-214 ms. */
+static void note_ratio(hcrt__place_table_t *t, double all, double head)
+{
+    if (head < 1e3) /* a call of under 1 us on the head says nothing */
+        head = 1e3;
+    if (all / head > t->all_ratio)
+        t->all_ratio = all / head;
+}
+
 /* After a first call on all nodes: whether the head waited through most
  * of it (first_place). */
 static void note_first(hcrt__place_table_t *t, const hcrt__place_region_t *r)
 {
-    if (r->region_ns >= FIRST_LONG_NS)
-        t->first_waited =
-            own_share(r, r->region_ns) < (1 - FIRST_WAITED) * r->region_ns;
+    if (r->region_ns < FIRST_LONG_NS)
+        return;
+    double own = own_share(r, r->region_ns);
+    t->first_waited = own < (1 - FIRST_WAITED) * r->region_ns;
+    /* the head alone would have taken capacity x its own share */
+    note_ratio(t, r->region_ns, t->p.capacity * own);
 }
 
 hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
@@ -383,15 +404,43 @@ hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
     return where;
 }
 
+/* What decide() weighs for placement w: the median of its steady calls;
+ * but where calls on all nodes have cost far more than the head's (more
+ * than twice the capacity: pages over the network), all nodes by their
+ * longest steady call. A call there may lose without bound, one on the
+ * head at most the capacity times, and a region's calls may differ in
+ * size: NPB MG's comm3 between hosts, one call per grid level, tried on
+ * coarse levels, moved to all nodes and took 35 ms a call against 1.9 ms
+ * on the head, and a median of mostly small calls never showed it. */
+static double judged(const hcrt__place_table_t *t,
+                     const hcrt__place_region_t *r, hcrt_place_t w)
+{
+    double v = w == r->choice ? hcrt__place_cost(r, w) : r->avg[w];
+    if (w == HCRT_PLACE_ALL && t->all_ratio > 2 * t->p.capacity)
+        for (int i = 0; i < r->nring[w]; i++)
+            if (r->ring[w][i] > v)
+                v = r->ring[w][i];
+    return v;
+}
+
 /* After the last call of a try: keep or switch, and when to look again. */
 static void decide(hcrt__place_table_t *t, hcrt__place_region_t *r)
 {
     hcrt_place_t alt = (hcrt_place_t)!r->choice;
-    double a = r->avg[alt], c = hcrt__place_cost(r, (hcrt_place_t)r->choice);
+    double a = r->avg[alt] > 0 ? judged(t, r, alt) : 0;
+    double c = judged(t, r, (hcrt_place_t)r->choice);
     int better;
 
-    if (a <= 0) /* the try had only its transition call */
-        better = 0;
+    if (a <= 0) /* the try had only its transition call: kept, unless
+                 * the choice had none but its first call either - then
+                 * cold call against cold call (a try of the head right
+                 * after a first call on all nodes, cut short because the
+                 * region was not called again soon: NPB MG's zero3 between
+                 * hosts, 56 ms on all nodes, 25 ms on the head) */
+        better =
+            r->avg[r->choice] <= 0 && r->runs[alt] > 0 &&
+            hcrt__place_cost(r, alt) <
+                hcrt__place_cost(r, (hcrt_place_t)r->choice) * (1 - t->p.tie);
     else if (alt == HCRT_PLACE_HEAD)
         better = a <= c * (1 + t->p.tie);
     else
@@ -446,6 +495,15 @@ static void ring_add(hcrt__place_region_t *r, hcrt_place_t w, double cycle)
 static void steady_sample(hcrt__place_table_t *t, hcrt__place_region_t *r,
                           hcrt_place_t where, double cycle)
 {
+    /* a call on all nodes longer than any on the head, where calls on
+     * all nodes have cost far more than the head's (judged): the head is
+     * tried again at once, not after the calls a median of small calls
+     * spaced its try by (one big call in five never drifts) */
+    if (where == HCRT_PLACE_ALL && where == r->choice && r->trying == 0 &&
+        t->all_ratio > 2 * t->p.capacity && r->peak[HCRT_PLACE_HEAD] > 0 &&
+        cycle > r->peak[HCRT_PLACE_HEAD] * (1 + t->p.drift) &&
+        r->next_check > r->calls)
+        r->next_check = r->calls;
     if (where == r->choice && r->trying == 0 && r->nring[where] &&
         cycle > r->avg[where] * (1 + t->p.drift)) {
         if (++r->slow >= DRIFT_CALLS) {
@@ -510,6 +568,19 @@ void hcrt__place_record(hcrt__place_table_t *t, hcrt__place_region_t *r,
             r->lost_ns += cycle - ref;
             t->lost_ns += cycle - ref;
         }
+    }
+    if (where == HCRT_PLACE_ALL && r->choice == HCRT_PLACE_HEAD)
+        note_ratio(t, cycle, worst_cost(r, HCRT_PLACE_HEAD));
+    /* A try of all nodes that has overspent the budget ends now: its
+     * estimate came from the head's calls, and a call on all nodes may
+     * cost far more (between hosts NPB MG's comm3, 0.3 ms on the head,
+     * took ~45 ms a call on all nodes: each try lost 47-118 ms of a 0.8 s
+     * run). */
+    if (where == HCRT_PLACE_ALL && r->choice == HCRT_PLACE_HEAD &&
+        r->trying > 0 && !r->in_group &&
+        t->lost_ns > budget_ns(t, r->fork_ns + cycle_ns, t->p.capacity > 1)) {
+        r->trying = 0;
+        t->try_cut++;
     }
     if (!r->transition && r->quiet && r->epoch_at == t->epoch)
         steady_sample(t, r, where, cycle);

@@ -93,6 +93,12 @@ typedef struct hcrt__place_table {
     uint64_t busy_t0;           /* when its try started */
     uint64_t epoch;             /* bumped when a try starts or ends */
     double budget_refused;      /* tries refused for the budget */
+    uint32_t try_cut; /* tries of all nodes ended early: over the budget */
+    /* the most a call on all nodes has cost against the head alone (a
+     * first call against the head's own share of it, a try against the
+     * region's longest call on the head): estimates the tries of regions
+     * never measured on all nodes; 2 until measured */
+    double all_ratio;
 
     /* group tries: every region on all nodes tried on the head at once */
     uint64_t calls;       /* calls of every region so far */
