@@ -179,6 +179,10 @@ typedef struct hcrt_dsm_counters {
     uint64_t pages_migrated_in, pages_migrated_out;
     /* fetches the faulting thread sent and received itself (direct.c) */
     uint64_t direct_fetches;
+    /* copies of pages homed on another host made writable (twinned): each
+     * becomes a diff at the next release - HetProbe counts them as the
+     * write-back a probe's iterations owe */
+    uint64_t pages_twinned;
 } hcrt_dsm_counters_t;
 
 void hcrt__dsm_counters(hcrt_dsm_counters_t *out);

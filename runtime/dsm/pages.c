@@ -560,6 +560,8 @@ static void install_run(fetch_ctx_t *c, const uint8_t *exempt)
     for (size_t i = first; i < rw_end; i++)
         memcpy(dsm.twins + (c->idx + i * st) * DSM_PAGE,
                hcrt__dsm_page_alias(c->idx + i * st), DSM_PAGE);
+    if (rw_end > first)
+        dsm_count(pages_twinned, rw_end - first);
     protect_run(c->idx, st, first, rw_end, PROT_READ | PROT_WRITE);
     protect_run(c->idx, st, rw_end, c->n, PROT_READ);
     for (size_t i = 0; i < c->n; i++)
@@ -893,6 +895,7 @@ static void upgrade_write(size_t idx, int home)
                DSM_PAGE);
         f |= atomic_fetch_and(&dsm.pages[idx + i].flags, (uint8_t)~PF_TRIGGER);
     }
+    dsm_count(pages_twinned, n);
     DSM_DELAY(DLY_FAULT);
     hcrt__dsm_mprotect(addr, n * DSM_PAGE, PROT_READ | PROT_WRITE);
     set_state(idx, n, PG_RW);

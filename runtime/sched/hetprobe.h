@@ -97,6 +97,9 @@ typedef struct hcrt__hetprobe_node_meas {
     /* share of the probe's thread time spent resolving DSM faults, in
      * (0, 1]; 0: unknown (then any fault counts for the faulting floor) */
     double fault_share;
+    /* pages homed on other nodes the probe wrote (included in faults):
+     * each goes home as a diff after the loop */
+    uint64_t written;
 } hcrt__hetprobe_node_meas_t;
 
 /* One decision and why, with the numbers (for HCRT_STATS). Arrays have

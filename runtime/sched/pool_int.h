@@ -73,7 +73,7 @@ void hcrt__cl_xchg_free(hcrt__cl_xchg_t *x);
  * the closer's probe time in µs + 1 (a local check for a message). */
 void hcrt__cl_close(hcrt__cl_xchg_t *x, int win, uint64_t probe_us);
 uint64_t hcrt__cl_closed(hcrt__cl_xchg_t *x, int win);
-void hcrt__cl_publish(hcrt__cl_xchg_t *x, int win, const uint64_t v[6]);
+void hcrt__cl_publish(hcrt__cl_xchg_t *x, int win, const uint64_t v[7]);
 void hcrt__cl_gather_post(hcrt__cl_xchg_t *x, int win);
 int hcrt__cl_gather_test(hcrt__cl_xchg_t *x);
 void hcrt__cl_gather_finish(hcrt__cl_xchg_t *x, int win,

@@ -25,7 +25,7 @@
 #include "sched/pool_int.h"
 #include "sched/pool_xchg.h"
 
-#define WORDS 6         /* a node's measurement (hcrt__cl_publish) */
+#define WORDS 7         /* a node's measurement (hcrt__cl_publish) */
 #define TAG_SPAN 0x2000 /* tags: (pool sequence + window) mod span */
 #define TAG_CLOSE 0x2000
 #define TAG_EXT                                                                \
@@ -187,7 +187,8 @@ static hcrt__hetprobe_node_meas_t decode(const uint64_t *v)
         .faults = v[2],
         .period_us = v[2] ? elapsed_us / (double)v[2] : 0.0,
         .cmpki = (v[4] >> 32) & 1 ? cm : -1.0,
-        .fault_share = bitsf(v[5])};
+        .fault_share = bitsf(v[5]),
+        .written = v[6]};
 }
 
 /* The message: the WORDS words, then whether this node sent a close

@@ -410,6 +410,7 @@ static void decide(const int *thr, int n, const double *speed,
 {
     hcrt__hetprobe_node_meas_t m[4];
     hcrt__hetprobe_params_t p = params(HCRT_HP_MODE_HETPROBE);
+    memset(m, 0, sizeof(m)); /* fault share and pages written unknown */
     for (int k = 0; k < n; k++) {
         m[k].speed = speed[k];
         m[k].iters = 100;
@@ -451,6 +452,36 @@ static void test_ties(void)
 
 /* Single node: the fastest node faults too often and a node that does not
  * is within HCRT_SCHED_FAULTING_MARGIN of it: the clean node runs the rest. */
+/* A node whose probe wrote pages homed elsewhere (each a diff after the
+ * loop) is not chosen to run the rest alone while a node that wrote none
+ * measured a speed, however much faster it probed; a node faster while
+ * only fetching still is (beyond the margin), and with every node writing
+ * the fastest is. */
+static void test_written(void)
+{
+    hcrt__hetprobe_decision_t d;
+    REQUIRE(hcrt__hetprobe_decision_alloc(&d, 2, 0) == HCRT_OK, "alloc");
+    hcrt__hetprobe_params_t p = params(HCRT_HP_MODE_HETPROBE);
+    int thr[2] = {1, 1};
+    hcrt__hetprobe_node_meas_t m[2] = {
+        {.speed = 1.0e6, .iters = 100, .faults = 0, .cmpki = -1.0},
+        {.speed = 2.5e6, .iters = 100, .faults = 256, .period_us = 10.0,
+         .cmpki = -1.0, .fault_share = 0.9, .written = 256}};
+    hcrt__hetprobe_decide(&p, 2, thr, m, &d);
+    CHECKF(d.kind == HCRT_HP_SINGLE && d.node == 0,
+           "a writer 2.5x faster: kind %d node %d", d.kind, d.node);
+    m[1].written = 0; /* the same faults, all fetches */
+    hcrt__hetprobe_decide(&p, 2, thr, m, &d);
+    CHECKF(d.kind == HCRT_HP_SINGLE && d.node == 1,
+           "a fetcher 2.5x faster: node %d", d.node);
+    m[1].written = 256;
+    m[0].faults = 256, m[0].period_us = 10.0, m[0].written = 256;
+    hcrt__hetprobe_decide(&p, 2, thr, m, &d);
+    CHECKF(d.kind == HCRT_HP_SINGLE && d.node == 1,
+           "both writing: the faster, node %d", d.node);
+    hcrt__hetprobe_decision_free(&d);
+}
+
 static void test_clean(void)
 {
     hcrt__hetprobe_decision_t d;
@@ -858,6 +889,7 @@ int main(int argc, char **argv)
         {"coverage", test_coverage},   {"values", test_values},
         {"cross", test_cross},         {"single", test_single},
         {"ties", test_ties},           {"clean", test_clean},
+        {"written", test_written},
         {"subset", test_subset},
         {"crawl", test_crawl},
         {"small", test_small},         {"reprobe", test_reprobe},
