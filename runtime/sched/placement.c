@@ -165,6 +165,19 @@ static int try_allowed(hcrt__place_table_t *t, const hcrt__place_region_t *r,
      * a try waits only while earlier tries overspent. A call on all nodes
      * may lose without bound: its worst case must fit. */
     double est = r->choice == HCRT_PLACE_ALL ? 0 : try_estimate(t, r);
+    /* With more cores on all nodes, a try of them is worth its worst case
+     * only if the most they can win - the nodes' share of the head's call,
+     * over as many calls again as the region had - could pay it back: NPB
+     * CG class W's 66 us region lost 30-75 ms to a try between 2 hosts,
+     * more than it could ever win in its 15 calls. */
+    if (r->choice == HCRT_PLACE_HEAD && t->p.capacity > 1) {
+        double head = hcrt__place_cost(r, HCRT_PLACE_HEAD);
+        double gain = head * (1 - 1 / t->p.capacity) * (double)r->calls;
+        if (gain < est) {
+            t->budget_refused++;
+            return 0;
+        }
+    }
     if (t->lost_ns + est <= budget)
         return 1;
     t->budget_refused++;

@@ -617,6 +617,36 @@ static void test_levels(void)
     hcrt__place_fini(&t);
 }
 
+/* Between hosts (capacity 2), after a first call in which the head
+ * waited (calls on all nodes cost 10x its share): a 66 us region called
+ * 15 times is never tried on all nodes (the most it could win, half its
+ * time over its calls, never pays the try's worst case; NPB CG class W's
+ * lost 30-75 ms), while a 10 ms region that runs in 5 ms on all nodes is
+ * tried once its calls and the budget allow, and moves there. */
+static void test_payback(void)
+{
+    hcrt__place_table_t t;
+    hcrt__place_params_t p;
+    hcrt__place_params_default(&p, 2);
+    hcrt__place_init(&t, &p, 8, 0);
+    hcrt__place_region_t *a = hcrt__place_region(&t, 1);
+    hcrt__place_region_t *tiny = hcrt__place_region(&t, 2);
+    hcrt__place_region_t *big = hcrt__place_region(&t, 3);
+    uint64_t now = 0;
+    hcrt__place_choose(&t, a, now);
+    a->region_ns = 100e6, a->wait_ns = 95e6, a->cpu_ns = 5e6;
+    now += 100000000;
+    hcrt__place_record(&t, a, 100000000);
+    for (int i = 0; i < 15; i++)
+        table_call(&t, tiny, &now, 30e6, 66e3);
+    CHECKF(tiny->runs[HCRT_PLACE_ALL] == 0, "tiny: %llu calls on all nodes",
+           (unsigned long long)tiny->runs[HCRT_PLACE_ALL]);
+    for (int i = 0; i < 3000; i++)
+        table_call(&t, big, &now, 5e6, 10e6);
+    CHECKF(big->choice == HCRT_PLACE_ALL, "big: choice %d", big->choice);
+    hcrt__place_fini(&t);
+}
+
 int main(int argc, char **argv)
 {
     static const check_case_t cases[] = {
@@ -629,6 +659,7 @@ int main(int argc, char **argv)
         {"group_loses", test_group_loses}, {"sizes", test_sizes},
         {"short", test_short},       {"first_waited", test_first_waited},
         {"cut_try", test_cut_try},   {"overrun", test_overrun},
-        {"levels", test_levels},     {NULL, NULL}};
+        {"levels", test_levels},     {"payback", test_payback},
+        {NULL, NULL}};
     return check_run(argc, argv, cases);
 }
