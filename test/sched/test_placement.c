@@ -522,6 +522,26 @@ static int table_call(hcrt__place_table_t *t, hcrt__place_region_t *r,
     return w;
 }
 
+/* A table at capacity 2 whose region 1 had a first call of region_ns on
+ * all nodes in which the head waited wait_ns and computed the rest; the
+ * clock (*now) after it. */
+static hcrt__place_region_t *first_call_waited(hcrt__place_table_t *t,
+                                               uint64_t *now, double region_ns,
+                                               double wait_ns)
+{
+    hcrt__place_params_t p;
+    hcrt__place_params_default(&p, 2);
+    hcrt__place_init(t, &p, 8, 0);
+    hcrt__place_region_t *a = hcrt__place_region(t, 1);
+    *now = 0;
+    CHECKF(hcrt__place_choose(t, a, *now) == HCRT_PLACE_ALL, "first on all");
+    a->region_ns = region_ns, a->wait_ns = wait_ns;
+    a->cpu_ns = region_ns - wait_ns;
+    *now += (uint64_t)region_ns;
+    hcrt__place_record(t, a, (uint64_t)region_ns);
+    return a;
+}
+
 /* A try of the head right after a first call on all nodes, cut short
  * because the region is not called again soon (an initialisation called
  * twice, other regions between): its one cold call on the head (25 ms)
@@ -531,16 +551,9 @@ static int table_call(hcrt__place_table_t *t, hcrt__place_region_t *r,
 static int after_cut_try(double head_cold)
 {
     hcrt__place_table_t t;
-    hcrt__place_params_t p;
-    hcrt__place_params_default(&p, 2);
-    hcrt__place_init(&t, &p, 8, 0);
-    hcrt__place_region_t *a = hcrt__place_region(&t, 1);
+    uint64_t now;
+    hcrt__place_region_t *a = first_call_waited(&t, &now, 56e6, 45e6);
     hcrt__place_region_t *b = hcrt__place_region(&t, 2);
-    uint64_t now = 0;
-    CHECKF(hcrt__place_choose(&t, a, now) == HCRT_PLACE_ALL, "first on all");
-    a->region_ns = 56e6, a->wait_ns = 45e6, a->cpu_ns = 10e6;
-    now += 56000000;
-    hcrt__place_record(&t, a, 56000000);
     CHECKF(table_call(&t, a, &now, 56e6, head_cold) == HCRT_PLACE_HEAD,
            "the head tried at the second call");
     CHECKF(t.busy == a, "its try under way");
@@ -591,16 +604,9 @@ static void test_overrun(void)
 static void test_levels(void)
 {
     hcrt__place_table_t t;
-    hcrt__place_params_t p;
-    hcrt__place_params_default(&p, 2);
-    hcrt__place_init(&t, &p, 8, 0);
-    hcrt__place_region_t *a = hcrt__place_region(&t, 1);
+    uint64_t now;
+    first_call_waited(&t, &now, 50e6, 45e6);
     hcrt__place_region_t *r = hcrt__place_region(&t, 2);
-    uint64_t now = 0;
-    hcrt__place_choose(&t, a, now);
-    a->region_ns = 50e6, a->wait_ns = 45e6, a->cpu_ns = 5e6;
-    now += 50000000;
-    hcrt__place_record(&t, a, 50000000);
     CHECKF(t.all_ratio >= 4.9, "ratio from the first call %g", t.all_ratio);
     double head_total = 0, total = 0;
     for (int i = 0; now < 30e9; i++) {
@@ -626,17 +632,10 @@ static void test_levels(void)
 static void test_payback(void)
 {
     hcrt__place_table_t t;
-    hcrt__place_params_t p;
-    hcrt__place_params_default(&p, 2);
-    hcrt__place_init(&t, &p, 8, 0);
-    hcrt__place_region_t *a = hcrt__place_region(&t, 1);
+    uint64_t now;
+    first_call_waited(&t, &now, 100e6, 95e6);
     hcrt__place_region_t *tiny = hcrt__place_region(&t, 2);
     hcrt__place_region_t *big = hcrt__place_region(&t, 3);
-    uint64_t now = 0;
-    hcrt__place_choose(&t, a, now);
-    a->region_ns = 100e6, a->wait_ns = 95e6, a->cpu_ns = 5e6;
-    now += 100000000;
-    hcrt__place_record(&t, a, 100000000);
     for (int i = 0; i < 15; i++)
         table_call(&t, tiny, &now, 30e6, 66e3);
     CHECKF(tiny->runs[HCRT_PLACE_ALL] == 0, "tiny: %llu calls on all nodes",
