@@ -166,8 +166,6 @@ static int in_tie(const hcrt__hetprobe_params_t *p, const int *threads,
  * When that node's faults are too frequent (period below the threshold)
  * and a node whose are not comes within faulting_margin of it, only the
  * nodes whose are not compete (HCRT_HP_FAULTING_MARGIN says why). */
-#define HCRT_HP_MAX_DECIDE_NODES 64 /* the DSM's ranks fit a 64-bit mask */
-
 static void pick_single(const hcrt__hetprobe_params_t *p, int nnodes,
                         const int *threads, const hcrt__hetprobe_node_meas_t *m,
                         hcrt__hetprobe_decision_t *d)
@@ -181,19 +179,17 @@ static void pick_single(const hcrt__hetprobe_params_t *p, int nnodes,
      * write faults to revoke the others' copies, which happens once
      * (between hosts NPB MG's zero3 went to node 1, measured 1.3x the
      * head, and all its pages then went home as diffs). */
-    hcrt__hetprobe_node_meas_t mm[HCRT_HP_MAX_DECIDE_NODES];
-    if (nnodes <= HCRT_HP_MAX_DECIDE_NODES) {
-        int owe_free = 0;
-        for (int k = 0; k < nnodes; k++)
-            owe_free |= m[k].written == 0 && usable_speed(&m[k]) > 0;
-        if (owe_free) {
-            for (int k = 0; k < nnodes; k++) {
-                mm[k] = m[k];
-                if (m[k].written > 0)
-                    mm[k].speed = 0.0;
-            }
-            m = mm;
+    hcrt__hetprobe_node_meas_t mm[nnodes > 0 ? nnodes : 1];
+    int owe_free = 0;
+    for (int k = 0; k < nnodes; k++)
+        owe_free |= m[k].written == 0 && usable_speed(&m[k]) > 0;
+    if (owe_free) {
+        for (int k = 0; k < nnodes; k++) {
+            mm[k] = m[k];
+            if (m[k].written > 0)
+                mm[k].speed = 0.0;
         }
+        m = mm;
     }
     for (int k = 0; k < nnodes; k++) {
         double r = usable_speed(&m[k]) * threads[k];

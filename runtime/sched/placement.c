@@ -417,19 +417,26 @@ hcrt_place_t hcrt__place_choose(hcrt__place_table_t *t, hcrt__place_region_t *r,
     return where;
 }
 
+/* Whether calls on all nodes have cost far more than the head's in this
+ * run (more than twice the capacity: pages over the network). */
+static int all_costly(const hcrt__place_table_t *t)
+{
+    return t->all_ratio > 2 * t->p.capacity;
+}
+
 /* What decide() weighs for placement w: the median of its steady calls;
- * but where calls on all nodes have cost far more than the head's (more
- * than twice the capacity: pages over the network), all nodes by their
- * longest steady call. A call there may lose without bound, one on the
- * head at most the capacity times, and a region's calls may differ in
- * size: NPB MG's comm3 between hosts, one call per grid level, tried on
- * coarse levels, moved to all nodes and took 35 ms a call against 1.9 ms
- * on the head, and a median of mostly small calls never showed it. */
+ * but where calls on all nodes have cost far more than the head's
+ * (all_costly), all nodes by their longest steady call. A call there may lose
+ * without bound, one on the head at most the capacity times, and a region's
+ * calls may differ in size: NPB MG's comm3 between hosts, one call per grid
+ * level, tried on coarse levels, moved to all nodes and took 35 ms a call
+ * against 1.9 ms on the head, and a median of mostly small calls never showed
+ * it. */
 static double judged(const hcrt__place_table_t *t,
                      const hcrt__place_region_t *r, hcrt_place_t w)
 {
     double v = w == r->choice ? hcrt__place_cost(r, w) : r->avg[w];
-    if (w == HCRT_PLACE_ALL && t->all_ratio > 2 * t->p.capacity)
+    if (w == HCRT_PLACE_ALL && all_costly(t))
         for (int i = 0; i < r->nring[w]; i++)
             if (r->ring[w][i] > v)
                 v = r->ring[w][i];
@@ -513,7 +520,7 @@ static void steady_sample(hcrt__place_table_t *t, hcrt__place_region_t *r,
      * tried again at once, not after the calls a median of small calls
      * spaced its try by (one big call in five never drifts) */
     if (where == HCRT_PLACE_ALL && where == r->choice && r->trying == 0 &&
-        t->all_ratio > 2 * t->p.capacity && r->peak[HCRT_PLACE_HEAD] > 0 &&
+        all_costly(t) && r->peak[HCRT_PLACE_HEAD] > 0 &&
         cycle > r->peak[HCRT_PLACE_HEAD] * (1 + t->p.drift) &&
         r->next_check > r->calls)
         r->next_check = r->calls;
