@@ -4,6 +4,8 @@
 // RUN: %e2e --O0 %s %t
 #include "e2e.h"
 
+#include <omp.h>
+
 #define N 10007
 
 static long out[N];
@@ -118,9 +120,12 @@ int main(void)
     check_out("nogroup");
 
     /* taskloop simd with a reduction; taskloop inside parallel by all
-     * threads (each thread's loop runs fully) */
+     * threads (each thread's loop runs fully). Each thread reduces into its
+     * own variable: threads' taskloops reducing into one shared variable
+     * would race on it (OpenMP leaves concurrent updates of an original
+     * list item unsynchronized), so the total is summed atomically. */
     double ds = 0;
-    long per = 0;
+    long per = 0, team = 0;
 #pragma omp parallel
     {
 #pragma omp single
@@ -129,16 +134,20 @@ int main(void)
             for (int i = 0; i < N; i++)
                 ds += (double)(i % 17);
         }
-#pragma omp taskloop reduction(+ : per) num_tasks(3)
+        long mine = 0;
+#pragma omp taskloop reduction(+ : mine) num_tasks(3)
         for (int i = 0; i < 10; i++)
-            per += i;
-        /* per is shared: each thread's taskloop adds 45 */
+            mine += i;
+#pragma omp atomic
+        per += mine;
+#pragma omp single
+        team = omp_get_num_threads();
     }
     long wds = 0;
     for (int i = 0; i < N; i++)
         wds += i % 17;
-    CHECK(ds == (double)wds && per % 45 == 0 && per >= 45, "simd %g per %ld",
-          ds, per);
+    CHECK(ds == (double)wds && per == 45 * team, "simd %g per %ld of %ld",
+          ds, per, team);
     printf("taskloop: sum=%ld last=%ld collapse=%ld in_reduction=%ld simd=%.0f\n",
            sum, last, gsum, tg, ds);
     return e2e_finish("taskloop");
