@@ -48,13 +48,12 @@ typedef struct hcrt__ts_state {
     uint32_t ring_cap, nrecs, max_bytes;
     /* this rank */
     int rank, size;
-    int started_events;    /* the event system is ours to stop */
-    int solo;              /* the spread region's team has one thread */
-    uint32_t gen;          /* spread regions begun (atomic) */
-    uint32_t passed;       /* the last barrier this node's team passed */
-    uint64_t seq;          /* exports so far (atomic) */
-    uint64_t hungry_until; /* a thief was refused: hand on ready tasks */
-    hcrt_tp_mean_t cost;   /* the cost of a steal, as thieves report it */
+    int started_events;  /* the event system is ours to stop */
+    int solo;            /* the spread region's team has one thread */
+    uint32_t gen;        /* spread regions begun (atomic) */
+    uint32_t passed;     /* the last barrier this node's team passed */
+    uint64_t seq;        /* exports so far (atomic) */
+    hcrt_tp_mean_t cost; /* the cost of a steal, as thieves report it */
     /* counters (atomic) */
     uint64_t inflight;           /* taken by other nodes, not done */
     uint64_t unsent;             /* solo: taken, data not sent yet */

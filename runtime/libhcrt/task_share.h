@@ -4,14 +4,15 @@
  *
  * In a TASKS region run on every node ("spread"), a task created at the
  * outer level whose site pays for it is *exported*: libomp still owns it
- * (its dependences, taskwait, taskgroup and barriers), it is made
- * detachable, and a record of it waits in this node's ring. An idle thread
+ * (its dependences, taskwait, taskgroup and barriers), and a record of it
+ * waits in this node's ring. An idle thread
  * of another node (at a barrier or at the region's end) asks the node for
  * a task; the node's event gate hands over the oldest waiting one, whose
  * data travel by value (its code by site id). The thief runs it in a
- * taskgroup of its own and answers DONE; the owner then acquires and
- * fulfils the task's event, which completes it for libomp. Whoever claims
- * a record first (a local thread or a thief) runs the task.
+ * taskgroup of its own and answers DONE; the owner then acquires, and the
+ * task's routine, which waited for DONE, returns: libomp completes it.
+ * Whoever claims a record first (a local thread or a thief) runs the task.
+ * Tasks with dependences are not exported.
  *
  * Two ways to hold an exported task locally:
  *   - shared: the node's team has several threads: the task is also given

@@ -6,14 +6,23 @@
  *
  * A record lives from the export to the last of its references: the ring's
  * (which becomes the thief's while another node runs the task) and the
- * task's own (its routine, or the runner of a dependent task). States:
- * HELD (a dependent task not ready yet), QUEUED (in the ring), LOCAL (a
- * thread of this node runs it), REMOTE (another node does), DONE (it did).
+ * task's own (its routine). States: QUEUED (in the ring), LOCAL (a thread
+ * of this node runs it), REMOTE (another node does), DONE (it did).
  * QUEUED ends by one compare-and-swap, so exactly one side runs the task.
+ * Tasks with dependences never get a record: the dependence graph stays
+ * with libomp on the creating node, and they run there.
  *
  * How libomp waits for a task another node runs:
- *   - shared teams: the task is detachable; its routine returns at once
- *     and libomp waits for its event, which DONE fulfils;
+ *   - shared teams: the task is an ordinary one; when a thread of this
+ *     node reaches it and finds it REMOTE, its routine waits for DONE
+ *     (hcrt__ts_claim). It used to be detachable, completed by
+ *     omp_fulfill_event from the event gate: libomp completes such a task
+ *     from a thread outside the team through its out-of-order proxy path,
+ *     and tree-shaped programs (e2e/tasks.c, nested taskgroups at 4 ranks
+ *     x 2 threads) then livelocked about once in 100 runs, both threads of
+ *     the creating node spinning in __kmpc_end_taskgroup with no task left
+ *     anywhere; 600 runs of the wait gave none, and fib and N-queens at
+ *     2 ranks x 2 threads ran 15-25 % faster;
  *   - solo teams: libomp's serialized accounting of detached tasks breaks
  *     when other tasks are created meanwhile (its children counter is
  *     tracked only while it is non-zero), so held tasks are ordinary ones:
@@ -30,6 +39,7 @@
 #include "base/config.h"
 #include "base/kmp_abi.h"
 #include "base/log.h"
+#include "base/wait.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/core.h"
@@ -37,10 +47,6 @@
 #include "libhcrt/task_int.h"
 
 /* libomp's, without omp.h. */
-extern void ts_fulfill(uintptr_t ev) __asm__("omp_fulfill_event");
-extern void *
-ts_allow_completion(hcrt_ident_t *loc, int32_t gtid,
-                    void *task) __asm__("__kmpc_task_allow_completion_event");
 extern int ts_in_final(void) __asm__("omp_in_final");
 
 #define KMP_TASK_TIED 0x1
@@ -48,16 +54,14 @@ extern int ts_in_final(void) __asm__("omp_in_final");
  * priority. Destructors (C++ objects copied bytewise), detach (the event
  * is this node's) and anything unknown keep a task home. */
 #define TRAVEL_FLAGS (0x1 | 0x2 | 0x4 | 0x20)
-#define KMP_TASK_HEAD 40     /* sizeof(kmp_task_t) */
-#define HUNGRY_NS 2000000ULL /* a refused thief wants tasks this long */
+#define KMP_TASK_HEAD 40 /* sizeof(kmp_task_t) */
 
-enum { REC_FREE, REC_HELD, REC_QUEUED, REC_LOCAL, REC_REMOTE, REC_DONE };
+enum { REC_FREE, REC_QUEUED, REC_LOCAL, REC_REMOTE, REC_DONE };
 
 typedef struct ts_rec {
     int state, refs; /* atomic */
     uint32_t gen;    /* bumped at each reuse: stale cookies fail */
     void *task;
-    uintptr_t evt;
     hcrt_ts_site_t *site;
     int32_t kflags;
     uint32_t size, shsize;
@@ -283,13 +287,14 @@ int32_t hcrt__ts_submit(hcrt_ident_t *loc, int32_t gtid, void *task,
                         hcrt_depend_info_t *deps, int32_t ndeps_noalias,
                         hcrt_depend_info_t *noalias)
 {
-    int with_deps = ndeps > 0 || ndeps_noalias > 0;
     ts_rec_t *r;
 
     if (hcrt__ts.solo)
         flush_taken(gtid);
-    /* A solo team's libomp runs dependent tasks at once, in order. */
-    if (with_deps && hcrt__ts.solo)
+    /* The dependence graph is libomp's on this node: a dependent task
+     * becomes ready inside libomp, past this layer (a solo team's libomp
+     * runs it at once, in order). */
+    if (ndeps > 0 || ndeps_noalias > 0)
         goto plain;
     if (!data_travels(task, ext)) {
         kept_private(ext->site);
@@ -304,15 +309,7 @@ int32_t hcrt__ts_submit(hcrt_ident_t *loc, int32_t gtid, void *task,
     r->kflags = ext->kflags;
     r->size = ext->size;
     r->shsize = ext->shsize;
-    r->evt =
-        hcrt__ts.solo ? 0 : (uintptr_t)ts_allow_completion(loc, gtid, task);
     ext->rec = rec_index(r) + 1;
-    if (with_deps) { /* the ring takes it when it is ready (hcrt__ts_claim) */
-        __atomic_store_n(&r->refs, 1, __ATOMIC_RELAXED);
-        __atomic_store_n(&r->state, REC_HELD, __ATOMIC_RELEASE);
-        return __kmpc_omp_task_with_deps(loc, gtid, task, ndeps, deps,
-                                         ndeps_noalias, noalias);
-    }
     __atomic_store_n(&r->refs, 2, __ATOMIC_RELAXED); /* ring + the task */
     __atomic_store_n(&r->state, REC_QUEUED, __ATOMIC_RELEASE);
     if (!ring_push(r)) { /* full: it runs here (its routine completes it) */
@@ -324,7 +321,7 @@ int32_t hcrt__ts_submit(hcrt_ident_t *loc, int32_t gtid, void *task,
     if (hcrt__ts.solo)
         return 0; /* held: runs at a scheduling point, or elsewhere */
     return __kmpc_omp_task(loc, gtid, task);
-plain: /* no record: an ordinary task (detachable, but no event) */
+plain: /* no record: an ordinary task */
     ext->mode &= (uint16_t)~HCRT_EXT_EXPORT;
     return give_libomp(loc, gtid, task, ndeps, deps, ndeps_noalias, noalias);
 }
@@ -332,46 +329,29 @@ plain: /* no record: an ordinary task (detachable, but no event) */
 /* ---- running here ---------------------------------------------------------
  */
 
-/* A dependent task that became ready while other nodes wait for tasks:
- * it goes to the ring, and a small runner task runs it here unless a thief
- * takes it first. The runner carries the record index. */
-static int32_t runner_entry(int32_t gtid, void *runner)
+/* A thread of a shared team reached a task another node runs: the task
+ * (and every wait on it: taskwait, taskgroup, dependences, the barrier)
+ * ends when its DONE has arrived (done_run acquired the thief's writes
+ * before setting DONE). The thread waits with naps, woken by the fault
+ * detector if the thief's node is lost (there is no re-execution of
+ * plain tasks: the job ends with a message). */
+static void await_done(ts_rec_t *r)
 {
-    uint32_t idx;
-    memcpy(&idx, (char *)runner + KMP_TASK_HEAD, sizeof idx);
-    ts_rec_t *r = &recs[idx];
-    int q = REC_QUEUED;
+    hcrt_wait_t w = {.what = "a task another node runs", .peer = r->thief};
+    hcrt_wait_state_t ws;
+    hcrt_pause_t pause;
 
-    if (__atomic_compare_exchange_n(&r->state, &q, REC_LOCAL, 0,
-                                    __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
-        void *task = r->task;
-        hcrt__task_run_body(gtid, task, hcrt__task_ext(task));
-        ts_fulfill(r->evt);
+    hcrt__wait_begin(&ws);
+    hcrt__pause_begin(&pause);
+    while (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != REC_DONE) {
+        if (hcrt__wait_poll(&ws, &w) != HCRT_OK)
+            hcrt_fatal(HCRT_MOD_CORE,
+                       "rank %d was lost while it ran a task of this rank; "
+                       "plain tasks are not re-executed",
+                       w.peer);
+        hcrt__pause(&pause, 50000);
     }
-    rec_unref(r);
-    return 0;
-}
-
-static int hand_on(int32_t gtid, ts_rec_t *r)
-{
-    static hcrt_ident_t loc = {0, 2, 0, 0, ";unknown;ready task;0;0;;"};
-
-    if (hcrt__now_ns() >
-        __atomic_load_n(&hcrt__ts.hungry_until, __ATOMIC_RELAXED))
-        return 0;
-    __atomic_store_n(&r->refs, 2, __ATOMIC_RELAXED); /* ring + runner */
-    __atomic_store_n(&r->state, REC_QUEUED, __ATOMIC_RELEASE);
-    if (!ring_push(r)) {
-        __atomic_store_n(&r->refs, 1, __ATOMIC_RELAXED);
-        return 0;
-    }
-    char *run = __kmpc_omp_task_alloc(&loc, gtid, KMP_TASK_TIED,
-                                      KMP_TASK_HEAD + 8, 1, runner_entry);
-    uint32_t idx = rec_index(r);
-    memcpy(run + KMP_TASK_HEAD, &idx, sizeof idx);
-    __atomic_add_fetch(&r->site->exported, 1, __ATOMIC_RELAXED);
-    __kmpc_omp_task(&loc, gtid, run);
-    return 1;
+    hcrt__wait_end(&ws);
 }
 
 int hcrt__ts_claim(int32_t gtid, void *task, hcrt_task_ext_t *ext)
@@ -380,29 +360,22 @@ int hcrt__ts_claim(int32_t gtid, void *task, hcrt_task_ext_t *ext)
     int st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 
     (void)task;
-    if (st == REC_HELD) {
-        if (hand_on(gtid, r))
-            return 0; /* the runner or a thief runs it */
-        __atomic_store_n(&r->state, REC_LOCAL, __ATOMIC_RELEASE);
-        return 1;
-    }
+    (void)gtid;
     if (st == REC_QUEUED &&
         __atomic_compare_exchange_n(&r->state, &st, REC_LOCAL, 0,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
         return 1;
     if (st == REC_LOCAL) /* a solo drain took it for this thread */
         return 1;
-    rec_unref(r); /* REMOTE: the thief's DONE completes it */
+    if (!hcrt__ts.solo) /* the task ends when the thief's does */
+        await_done(r);
+    rec_unref(r);
     return 0;
 }
 
 void hcrt__ts_ran_here(hcrt_task_ext_t *ext)
 {
-    ts_rec_t *r = &recs[ext->rec - 1];
-
-    if (r->evt)
-        ts_fulfill(r->evt); /* still running: the event only disarms */
-    rec_unref(r);
+    rec_unref(&recs[ext->rec - 1]);
 }
 
 /* ---- solo teams -----------------------------------------------------------
@@ -462,7 +435,7 @@ void hcrt__ts_drain(int32_t gtid, int all)
         void *task = r->task;
         if (!taken)
             rec_unref(r); /* the ring's; the routine drops the task's */
-        __kmpc_omp_task(&loc, gtid, task); /* runs now, or detaches */
+        __kmpc_omp_task(&loc, gtid, task); /* runs now (empty if taken) */
     }
 }
 
@@ -557,8 +530,6 @@ static hcrt_status_t steal_run(hcrt__event_ctx_t *c)
                       ? ring_steal(c->origin, q->want)
                       : NULL;
     if (!r) {
-        __atomic_store_n(&hcrt__ts.hungry_until, hcrt__now_ns() + HUNGRY_NS,
-                         __ATOMIC_RELAXED);
         p->status = HCRT_TS_NONE;
         return HCRT_OK;
     }
@@ -583,7 +554,7 @@ static hcrt_status_t steal_run(hcrt__event_ctx_t *c)
     c->nout = 2;
     c->out[0] = (hcrt__event_buf_t){r->task, r->size};
     c->out[1] = (hcrt__event_buf_t){*(void **)r->task, r->shsize};
-    if (hcrt__ts.solo) { /* a detachable task lives until DONE; this not */
+    if (hcrt__ts.solo) { /* a shared team's task lives until DONE; this not */
         __atomic_store_n(&r->sent, 0, __ATOMIC_RELAXED);
         __atomic_add_fetch(&hcrt__ts.unsent, 1, __ATOMIC_RELAXED);
         c->user = r;
@@ -616,12 +587,9 @@ static hcrt_status_t done_run(hcrt__event_ctx_t *c)
     __atomic_add_fetch(&r->site->ran_remote, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&hcrt__ts.remote_ns, d->run_ns, __ATOMIC_RELAXED);
     __atomic_add_fetch(&hcrt__ts.remote_ns_total, d->run_ns, __ATOMIC_RELAXED);
-    uintptr_t evt = r->evt;
     __atomic_store_n(&r->state, REC_DONE, __ATOMIC_RELEASE);
     __atomic_sub_fetch(&hcrt__ts.inflight, 1, __ATOMIC_RELAXED);
     rec_unref(r); /* the thief's */
-    if (evt)
-        ts_fulfill(evt);
     return HCRT_OK;
 }
 

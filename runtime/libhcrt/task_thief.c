@@ -5,8 +5,8 @@
  * barrier, and runs what it gets.
  *
  * A node "passed" barrier k when its team passed libomp's barrier k: its
- * own tasks are complete then (libomp waits for the detached ones, i.e.
- * those other nodes run), so it will never have another task before the
+ * own tasks are complete then (those other nodes ran too: their routines
+ * waited for DONE), so it will never have another task before the
  * cluster barrier k, which nobody passes before every thief stopped. A
  * request names the region (its generation) and the barrier; the answer is
  * a task, NONE (nothing now) or OVER (that node passed it).

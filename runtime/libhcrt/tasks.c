@@ -31,7 +31,6 @@
  * site of a task that is timed or may run on another node, and its record.
  */
 #define KMP_TASK_TIED 0x1
-#define KMP_TASK_DETACHABLE 0x40
 
 typedef struct untied_frame {
     void *task;
@@ -95,7 +94,7 @@ static int32_t ext_entry(int32_t gtid, void *task)
 
     if ((ext->mode & HCRT_EXT_EXPORT) && ext->rec &&
         !hcrt__ts_claim(gtid, task, ext))
-        return 0; /* another node runs it: libomp waits for its event */
+        return 0; /* another node ran it (solo teams: runs it) */
     hcrt__task_run_body(gtid, task, ext);
     if ((ext->mode & HCRT_EXT_EXPORT) && ext->rec)
         hcrt__ts_ran_here(ext);
@@ -144,11 +143,8 @@ HCRT_ABI_EXPORT void *__hcrt_omp_task_alloc(hcrt_ident_t *loc, int32_t gtid,
     if (!mode)
         return __kmpc_omp_task_alloc(loc, gtid, flags, sizeof_task,
                                      sizeof_shareds, entry);
-    int32_t kflags = flags | KMP_TASK_TIED;
-    if ((mode & HCRT_EXT_EXPORT) && !hcrt__ts_solo())
-        kflags |= KMP_TASK_DETACHABLE; /* libomp waits for its event */
-    return alloc_ext(loc, gtid, kflags, flags, sizeof_task, sizeof_shareds,
-                     entry, mode, site);
+    return alloc_ext(loc, gtid, flags | KMP_TASK_TIED, flags, sizeof_task,
+                     sizeof_shareds, entry, mode, site);
 }
 
 void *hcrt__task_alloc_copy(int32_t gtid, int32_t flags, const void *task,

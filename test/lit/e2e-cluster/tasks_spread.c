@@ -4,7 +4,8 @@
 // another node runs takes back that one's descendants. HCRT_TASKS_FACTOR=0
 // lets every eligible task travel, however short, so every construct below
 // meets stolen tasks: many independent tasks writing a shared array,
-// depend chains (inout, in/out), diamonds, mutexinoutset and inoutset,
+// depend chains (inout, in/out), diamonds, mutexinoutset and inoutset
+// (dependent tasks stay on their node, among travelling ones),
 // taskgroup, nested taskwait (a recursive sum), untied tasks, final and if,
 // priority, task reductions (in_reduction tasks stay on their node), tasks
 // from every thread, explicit barriers between task phases, and a region
