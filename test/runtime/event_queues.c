@@ -81,19 +81,28 @@ static double cpu_seconds(void)
            ru.ru_stime.tv_sec + ru.ru_stime.tv_usec * 1e-6;
 }
 
-/* Every rank sleeps 1 s with the gate and handlers idle. */
+/* Every rank sleeps 1 s with the gate and handlers idle. The machine's
+ * other load can preempt a service thread in the middle of its spin before
+ * a nap (the suite runs two tests at once on 2 cores): a window over the
+ * bound is measured again, up to 3 windows, all ranks deciding together. An
+ * event system that spins while idle exceeds it in every window. */
 static void test_idle_cpu(void)
 {
-    double c0 = cpu_seconds(), t0 = ev_now();
-    struct timespec ts = {1, 0};
-    nanosleep(&ts, NULL);
-    double share = (cpu_seconds() - c0) / (ev_now() - t0);
-    double worst;
-    MPI_Reduce(&share, &worst, 1, MPI_DOUBLE, MPI_MAX, 0, hcrt__comm_world());
+    double worst = 1;
+    int w;
+    for (w = 0; w < 3 && worst >= 0.05; w++) {
+        double c0 = cpu_seconds(), t0 = ev_now();
+        struct timespec ts = {1, 0};
+        nanosleep(&ts, NULL);
+        double share = (cpu_seconds() - c0) / (ev_now() - t0);
+        MPI_Allreduce(&share, &worst, 1, MPI_DOUBLE, MPI_MAX,
+                      hcrt__comm_world());
+    }
     if (me == 0)
-        printf("idle event system: at most %.2f%% of a core per rank\n",
-               worst * 100);
-    CHECK(share < 0.05);
+        printf("idle event system: at most %.2f%% of a core per rank "
+               "(window %d)\n",
+               worst * 100, w);
+    CHECK(worst < 0.05);
 }
 
 int main(int argc, char **argv)
