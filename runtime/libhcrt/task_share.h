@@ -96,8 +96,9 @@ int32_t hcrt__ts_submit(hcrt_ident_t *loc, int32_t gtid, void *task,
                         hcrt_depend_info_t *deps, int32_t ndeps_noalias,
                         hcrt_depend_info_t *noalias);
 /* The routine of an exported task runs: 1 to run the body here, 0 when
- * another node runs it (or will: a dependent task handed on when ready). */
-int hcrt__ts_claim(int32_t gtid, void *task, hcrt_task_ext_t *ext);
+ * another node ran it (a shared team's thread waits here for its DONE) or
+ * runs it (a solo team's scheduling points wait for it). */
+int hcrt__ts_claim(hcrt_task_ext_t *ext);
 /* Its body ran here: completes the record. */
 void hcrt__ts_ran_here(hcrt_task_ext_t *ext);
 

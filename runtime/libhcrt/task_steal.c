@@ -15,14 +15,10 @@
  * How libomp waits for a task another node runs:
  *   - shared teams: the task is an ordinary one; when a thread of this
  *     node reaches it and finds it REMOTE, its routine waits for DONE
- *     (hcrt__ts_claim). It used to be detachable, completed by
- *     omp_fulfill_event from the event gate: libomp completes such a task
- *     from a thread outside the team through its out-of-order proxy path,
- *     and tree-shaped programs (e2e/tasks.c, nested taskgroups at 4 ranks
- *     x 2 threads) then livelocked about once in 100 runs, both threads of
- *     the creating node spinning in __kmpc_end_taskgroup with no task left
- *     anywhere; 600 runs of the wait gave none, and fib and N-queens at
- *     2 ranks x 2 threads ran 15-25 % faster;
+ *     (hcrt__ts_claim). Not a detachable task completed by
+ *     omp_fulfill_event from the event gate: libomp serves a completion
+ *     from outside the team by its out-of-order proxy path, which
+ *     livelocked nested taskgroups (docs/tasks.md, "Complete");
  *   - solo teams: libomp's serialized accounting of detached tasks breaks
  *     when other tasks are created meanwhile (its children counter is
  *     tracked only while it is non-zero), so held tasks are ordinary ones:
@@ -183,14 +179,13 @@ static ts_rec_t *ring_steal(int thief, uint64_t want)
         }
         ring_remove(i);
         int q = REC_QUEUED;
+        r->thief = thief; /* published by the CAS (await_done reads it) */
         if (__atomic_compare_exchange_n(&r->state, &q, REC_REMOTE, 0,
                                         __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
             got = r;
         else
             dead[ndead++] = r;
     }
-    if (got)
-        got->thief = thief;
     pthread_mutex_unlock(&lock);
     for (uint32_t k = 0; k < ndead; k++)
         rec_unref(dead[k]);
@@ -354,13 +349,11 @@ static void await_done(ts_rec_t *r)
     hcrt__wait_end(&ws);
 }
 
-int hcrt__ts_claim(int32_t gtid, void *task, hcrt_task_ext_t *ext)
+int hcrt__ts_claim(hcrt_task_ext_t *ext)
 {
     ts_rec_t *r = &recs[ext->rec - 1];
     int st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
 
-    (void)task;
-    (void)gtid;
     if (st == REC_QUEUED &&
         __atomic_compare_exchange_n(&r->state, &st, REC_LOCAL, 0,
                                     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))

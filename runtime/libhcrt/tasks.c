@@ -92,8 +92,7 @@ static int32_t ext_entry(int32_t gtid, void *task)
 {
     hcrt_task_ext_t *ext = hcrt__task_ext(task);
 
-    if ((ext->mode & HCRT_EXT_EXPORT) && ext->rec &&
-        !hcrt__ts_claim(gtid, task, ext))
+    if ((ext->mode & HCRT_EXT_EXPORT) && ext->rec && !hcrt__ts_claim(ext))
         return 0; /* another node ran it (solo teams: runs it) */
     hcrt__task_run_body(gtid, task, ext);
     if ((ext->mode & HCRT_EXT_EXPORT) && ext->rec)
