@@ -34,6 +34,8 @@ typedef struct hcrt_ts_steal_rep {
     uint64_t site;         /* hcrt_task_site_t.id */
     uint32_t size, shsize; /* bytes of the task (privates) and shareds,
                               which follow as reply buffers 0 and 1 */
+    uint32_t depth;        /* the task's depth on its owner */
+    uint32_t pad;
 } hcrt_ts_steal_rep_t;
 
 typedef struct hcrt_ts_done {

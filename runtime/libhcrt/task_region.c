@@ -155,17 +155,29 @@ static void print_site(hcrt_ts_site_t *s, void *arg)
     if (!made)
         return;
     c->n++;
+    /* the deepest depth whose tasks are worth a steal now */
+    double worth = hcrt__ts.params.factor * hcrt__ts_steal_cost();
+    uint32_t deepest = 0;
+    for (uint32_t d = HCRT_TP_DEPTHS - 1; d >= 1 && !deepest; d--)
+        if (hcrt__tp_site_estimate(&s->tp, d, &hcrt__ts.params) >= worth)
+            deepest = d;
+    char depth[48] = "none";
+    if (deepest == HCRT_TP_DEPTHS - 1)
+        snprintf(depth, sizeof depth, "every depth");
+    else if (deepest)
+        snprintf(depth, sizeof depth, "depths 1-%u", deepest);
     fprintf(c->out,
             "  %s:%d %-22.22s created %" PRIu64 ", held for other nodes "
             "%" PRIu64 ", run by them %" PRIu64 ", kept home (data outside "
-            "the DSM) %" PRIu64 ", mean task %.1f us (%" PRIu64 " timed)\n",
+            "the DSM) %" PRIu64 ", mean task %.1f us (%" PRIu64
+            " timed), worth a steal now: %s\n",
             s->desc->file && *s->desc->file ? s->desc->file : "?",
             s->desc->line, s->desc->name, made,
             __atomic_load_n(&s->exported, __ATOMIC_RELAXED),
             __atomic_load_n(&s->ran_remote, __ATOMIC_RELAXED),
             __atomic_load_n(&s->kept_private, __ATOMIC_RELAXED),
             hcrt__tp_mean(&s->tp.ns, 0) * 1e-3,
-            __atomic_load_n(&s->tp.timed, __ATOMIC_RELAXED));
+            __atomic_load_n(&s->tp.timed, __ATOMIC_RELAXED), depth);
 }
 
 static int print_tasks(FILE *out, void *arg)

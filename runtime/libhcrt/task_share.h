@@ -60,6 +60,7 @@ int hcrt__ts_words_travel(const void *p, size_t len);
 #define HCRT_EXT_UNTIED 0x1
 #define HCRT_EXT_TIMED 0x2  /* its time is measured (ext.site) */
 #define HCRT_EXT_EXPORT 0x4 /* it may run on another node */
+#define HCRT_EXT_DEPTH 0x8  /* only its depth is tracked (a shared team) */
 
 typedef struct hcrt_task_ext {
     hcrt_task_entry_t real; /* the task's own entry */
@@ -68,7 +69,14 @@ typedef struct hcrt_task_ext {
     uint16_t mode;          /* HCRT_EXT_* */
     uint16_t kflags;        /* the flags the program allocated it with */
     uint32_t size, shsize;  /* sizeof_task and sizeof_shareds asked for */
+    uint32_t depth;         /* tasks enclosing it, itself included */
 } hcrt_task_ext_t;
+
+/* The depth of the task the calling thread runs (0: the implicit task) in
+ * a spread region: a task it creates is one deeper. Kept by the bodies
+ * hcrt runs (tasks with the extension, a solo team's plain tasks, stolen
+ * tasks); sched/task_place.h decides by site and depth. */
+extern _Thread_local uint32_t hcrt__ts_depth;
 
 /* The extension of `task`, or NULL if it has none. */
 hcrt_task_ext_t *hcrt__task_ext(void *task);
@@ -78,7 +86,7 @@ void hcrt__task_run_body(int32_t gtid, void *task, hcrt_task_ext_t *ext);
  * from the owner's bytes, never exported again by this allocation. */
 void *hcrt__task_alloc_copy(int32_t gtid, int32_t flags, const void *task,
                             size_t size, const void *shareds, size_t shsize,
-                            hcrt_task_entry_t entry);
+                            hcrt_task_entry_t entry, uint32_t depth);
 
 /* ---- exporting (task_steal.c), on the creating thread ------------------ */
 /* Non-zero while the calling thread is inside a construct whose tasks
@@ -89,7 +97,8 @@ extern _Thread_local int hcrt__ts_local_only;
 int hcrt__ts_exporting(void);
 /* The HCRT_EXT_* modes for a new task of `entry` (0: a plain task). */
 uint32_t hcrt__ts_alloc_mode(hcrt_task_entry_t entry, int32_t flags,
-                             size_t size, size_t shsize, hcrt_ts_site_t **site);
+                             size_t size, size_t shsize, uint32_t depth,
+                             hcrt_ts_site_t **site);
 /* __hcrt_omp_task / _with_deps of a task allocated with HCRT_EXT_EXPORT. */
 int32_t hcrt__ts_submit(hcrt_ident_t *loc, int32_t gtid, void *task,
                         hcrt_task_ext_t *ext, int32_t ndeps,

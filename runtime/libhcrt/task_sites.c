@@ -64,7 +64,7 @@ static void site_add(const hcrt_task_site_t *d)
     if (!n)
         hcrt_fatal(HCRT_MOD_CORE, "out of memory registering a task site");
     n->site.desc = d;
-    n->site.tp.ns = (hcrt_tp_mean_t)HCRT_TP_MEAN_INIT;
+    hcrt__tp_site_init(&n->site.tp);
     size_t be = bucket_of((uint64_t)(uintptr_t)d->entry), bi = bucket_of(d->id);
     n->by_entry = entries[be];
     n->by_id = ids[bi];

@@ -61,7 +61,8 @@ typedef struct ts_rec {
     hcrt_ts_site_t *site;
     int32_t kflags;
     uint32_t size, shsize;
-    uint64_t seq; /* order of export on this node */
+    uint64_t seq;   /* order of export on this node */
+    uint32_t depth; /* the task's (task_share.h) */
     int thief;
     int sent; /* solo, taken: its data left (steal_sent) (atomic) */
     hcrt_ts_origin_t origin; /* created under a task of another node */
@@ -203,7 +204,8 @@ int hcrt__ts_exporting(void)
 }
 
 uint32_t hcrt__ts_alloc_mode(hcrt_task_entry_t entry, int32_t flags,
-                             size_t size, size_t shsize, hcrt_ts_site_t **site)
+                             size_t size, size_t shsize, uint32_t depth,
+                             hcrt_ts_site_t **site)
 {
     hcrt_ts_site_t *s = hcrt__ts_site_of_entry(entry);
 
@@ -216,10 +218,11 @@ uint32_t hcrt__ts_alloc_mode(hcrt_task_entry_t entry, int32_t flags,
         (flags & ~TRAVEL_FLAGS) || size < KMP_TASK_HEAD ||
         size + shsize > hcrt__ts.max_bytes || ts_in_final())
         return 0;
-    hcrt_tp_mode_t m =
-        hcrt__tp_site_mode(&s->tp, hcrt__ts_steal_cost(), &hcrt__ts.params);
-    if (m == HCRT_TP_PLAIN)
-        return 0;
+    hcrt_tp_mode_t m = hcrt__tp_site_mode(&s->tp, depth, hcrt__ts_steal_cost(),
+                                          &hcrt__ts.params);
+    if (m == HCRT_TP_PLAIN) /* a shared team runs it anywhere: its children
+                               need its depth */
+        return hcrt__ts.solo ? 0 : HCRT_EXT_DEPTH;
     *site = s;
     return m == HCRT_TP_EXPORT ? HCRT_EXT_EXPORT | HCRT_EXT_TIMED
                                : HCRT_EXT_TIMED;
@@ -304,6 +307,7 @@ int32_t hcrt__ts_submit(hcrt_ident_t *loc, int32_t gtid, void *task,
     r->kflags = ext->kflags;
     r->size = ext->size;
     r->shsize = ext->shsize;
+    r->depth = ext->depth;
     ext->rec = rec_index(r) + 1;
     __atomic_store_n(&r->refs, 2, __ATOMIC_RELAXED); /* ring + the task */
     __atomic_store_n(&r->state, REC_QUEUED, __ATOMIC_RELEASE);
@@ -397,6 +401,10 @@ static ts_rec_t *drain_next(uint64_t start, int *taken)
 {
     ts_rec_t *r = NULL;
 
+    /* nothing held, nothing taken: no lock (every taskwait asks) */
+    if (!__atomic_load_n(&ring_len, __ATOMIC_RELAXED) &&
+        !__atomic_load_n(&nunsub, __ATOMIC_RELAXED))
+        return NULL;
     pthread_mutex_lock(&lock);
     if (ring_len) {
         ts_rec_t *t = &recs[ring_at(ring_len - 1)];
@@ -544,6 +552,7 @@ static hcrt_status_t steal_run(hcrt__event_ctx_t *c)
     p->kflags = r->kflags;
     p->size = r->size;
     p->shsize = r->shsize;
+    p->depth = r->depth;
     c->nout = 2;
     c->out[0] = (hcrt__event_buf_t){r->task, r->size};
     c->out[1] = (hcrt__event_buf_t){*(void **)r->task, r->shsize};
@@ -575,8 +584,12 @@ static hcrt_status_t done_run(hcrt__event_ctx_t *c)
     /* The thief released its writes: see them before anyone waits on. */
     if (hcrt__dsm_acquire() != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM acquire failed completing a task");
-    hcrt__tp_site_time(&r->site->tp, d->run_ns);
-    hcrt__tp_mean_add(&hcrt__ts.cost, (double)d->cost_ns);
+    hcrt__tp_site_time(&r->site->tp, r->depth, d->run_ns);
+    /* One slow steal (the thief's first: its DSM acquire, a gate that
+     * napped) moves the cost at most 4x: it had made every task below
+     * 4 x that cost stay home (a 2 ms first steal among 60 us ones). */
+    double cap = 4 * hcrt__ts_steal_cost(), cost = (double)d->cost_ns;
+    hcrt__tp_mean_add(&hcrt__ts.cost, cost < cap ? cost : cap);
     __atomic_add_fetch(&r->site->ran_remote, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&hcrt__ts.remote_ns, d->run_ns, __ATOMIC_RELAXED);
     __atomic_add_fetch(&hcrt__ts.remote_ns_total, d->run_ns, __ATOMIC_RELAXED);

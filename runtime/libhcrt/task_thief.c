@@ -36,6 +36,7 @@ static _Thread_local char *buf[2]; /* the reply buffers of this thread */
 void hcrt__ts_thread_begin(void)
 {
     bar_seq = 0;
+    hcrt__ts_depth = 0;
     hcrt__ts_origin = (hcrt_ts_origin_t){0, 0};
     hcrt__ts_frame_reset();
 }
@@ -115,16 +116,20 @@ static void run_stolen(int32_t gtid, int v, const hcrt_ts_steal_rep_t *rep,
         hcrt_fatal(HCRT_MOD_CORE, "DSM acquire failed taking a task");
     uint64_t t0 = hcrt__now_ns();
     __kmpc_taskgroup(&loc, gtid);
-    void *t = hcrt__task_alloc_copy(gtid, rep->kflags, buf[0], rep->size,
-                                    buf[1], rep->shsize, site->desc->entry);
+    void *t =
+        hcrt__task_alloc_copy(gtid, rep->kflags, buf[0], rep->size, buf[1],
+                              rep->shsize, site->desc->entry, rep->depth);
     uint64_t saved = hcrt__ts_frame_push();
     hcrt_ts_origin_t up = hcrt__ts_origin;
+    uint32_t depth = hcrt__ts_depth;
     hcrt__ts_origin = (hcrt_ts_origin_t){v, rep->cookie};
+    hcrt__ts_depth = rep->depth; /* its children: one deeper, as at home */
     __hcrt_omp_task_begin_if0(&loc, gtid, t);
     site->desc->entry(gtid, t);
     __hcrt_omp_task_complete_if0(&loc, gtid, t);
     hcrt__ts_wait(gtid, 0); /* its children held here (a solo team) */
     __kmpc_end_taskgroup(&loc, gtid);
+    hcrt__ts_depth = depth;
     hcrt__ts_origin = up;
     hcrt__ts_frame_pop(saved);
     uint64_t t1 = hcrt__now_ns();

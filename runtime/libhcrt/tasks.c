@@ -72,20 +72,26 @@ static void run_parts(int32_t gtid, void *task, hcrt_task_entry_t real)
     untied_top = f.up;
 }
 
+_Thread_local uint32_t hcrt__ts_depth;
+
 void hcrt__task_run_body(int32_t gtid, void *task, hcrt_task_ext_t *ext)
 {
     uint64_t t0 = ext->site ? hcrt__now_ns() : 0;
     int framed = hcrt__ts_need_frame();
     uint64_t saved = framed ? hcrt__ts_frame_push() : 0;
+    uint32_t depth = hcrt__ts_depth;
+
+    hcrt__ts_depth = ext->depth;
 
     if (ext->mode & HCRT_EXT_UNTIED)
         run_parts(gtid, task, ext->real);
     else
         ext->real(gtid, task);
+    hcrt__ts_depth = depth;
     if (framed)
         hcrt__ts_frame_pop(saved);
     if (ext->site)
-        hcrt__tp_site_time(&ext->site->tp, hcrt__now_ns() - t0);
+        hcrt__tp_site_time(&ext->site->tp, ext->depth, hcrt__now_ns() - t0);
 }
 
 static int32_t ext_entry(int32_t gtid, void *task)
@@ -124,7 +130,8 @@ static void *alloc_ext(hcrt_ident_t *loc, int32_t gtid, int32_t flags,
                              (uint16_t)mode,
                              (uint16_t)kflags,
                              (uint32_t)sizeof_task,
-                             (uint32_t)sizeof_shareds};
+                             (uint32_t)sizeof_shareds,
+                             0};
     return task;
 }
 
@@ -135,20 +142,25 @@ HCRT_ABI_EXPORT void *__hcrt_omp_task_alloc(hcrt_ident_t *loc, int32_t gtid,
 {
     uint32_t mode = (flags & KMP_TASK_TIED) ? 0 : HCRT_EXT_UNTIED;
     hcrt_ts_site_t *site = NULL;
+    uint32_t depth = 0;
 
-    if (HCRT_UNLIKELY(hcrt__ts_spread) && hcrt__ts_exporting())
+    if (HCRT_UNLIKELY(hcrt__ts_spread) && hcrt__ts_exporting()) {
+        depth = hcrt__ts_depth + 1;
         mode |= hcrt__ts_alloc_mode(entry, flags, sizeof_task, sizeof_shareds,
-                                    &site);
+                                    depth, &site);
+    }
     if (!mode)
         return __kmpc_omp_task_alloc(loc, gtid, flags, sizeof_task,
                                      sizeof_shareds, entry);
-    return alloc_ext(loc, gtid, flags | KMP_TASK_TIED, flags, sizeof_task,
-                     sizeof_shareds, entry, mode, site);
+    char *task = alloc_ext(loc, gtid, flags | KMP_TASK_TIED, flags, sizeof_task,
+                           sizeof_shareds, entry, mode, site);
+    hcrt__task_ext(task)->depth = depth;
+    return task;
 }
 
 void *hcrt__task_alloc_copy(int32_t gtid, int32_t flags, const void *task,
                             size_t size, const void *shareds, size_t shsize,
-                            hcrt_task_entry_t entry)
+                            hcrt_task_entry_t entry, uint32_t depth)
 {
     static hcrt_ident_t loc = {0, 2, 0, 0, ";unknown;stolen task;0;0;;"};
     uint32_t mode = (flags & KMP_TASK_TIED) ? 0 : HCRT_EXT_UNTIED;
@@ -158,6 +170,7 @@ void *hcrt__task_alloc_copy(int32_t gtid, int32_t flags, const void *task,
     /* data2 (priority) and the privates; part_id starts at 0 */
     memcpy(t + 32, (const char *)task + 32, size - 32);
     memcpy(((kmp_task_head_t *)t)->shareds, shareds, shsize);
+    hcrt__task_ext(t)->depth = depth;
     return t;
 }
 
@@ -174,16 +187,19 @@ __hcrt_omp_target_task_alloc(hcrt_ident_t *loc, int32_t gtid, int32_t flags,
 }
 
 /* A task given to libomp in a solo team of a spread region runs at once,
- * inside the call: it is a frame of its own (task_share.h). */
+ * inside the call: it is a frame of its own (task_share.h), one task
+ * deeper (a task with the extension sets its own depth). */
 static int32_t submit_framed(hcrt_ident_t *loc, int32_t gtid, void *task,
                              int32_t ndeps, hcrt_depend_info_t *deps,
                              int32_t ndeps_noalias, hcrt_depend_info_t *noalias)
 {
     uint64_t frame = hcrt__ts_frame_push();
+    uint32_t depth = hcrt__ts_depth++;
     int32_t r = ndeps || ndeps_noalias
                     ? __kmpc_omp_task_with_deps(loc, gtid, task, ndeps, deps,
                                                 ndeps_noalias, noalias)
                     : __kmpc_omp_task(loc, gtid, task);
+    hcrt__ts_depth = depth;
     hcrt__ts_frame_pop(frame);
     return r;
 }

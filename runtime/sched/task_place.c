@@ -18,6 +18,7 @@ void hcrt__tp_params_default(hcrt_tp_params_t *p)
     p->cost_ns = 50e3;
     p->min_share = 0.05;
     p->min_samples = 8;
+    p->depth_samples = 4;
     p->sample_every = 64;
     p->refresh = 32;
 }
@@ -31,15 +32,16 @@ void hcrt__tp_mean_add(hcrt_tp_mean_t *m, double v)
     }
     m->n += 1;
     m->sum += v;
+    double mean = m->sum / m->n;
+    __atomic_store(&m->mean, &mean, __ATOMIC_RELEASE);
     pthread_mutex_unlock(&m->lock);
 }
 
 double hcrt__tp_mean(hcrt_tp_mean_t *m, double dflt)
 {
-    pthread_mutex_lock(&m->lock);
-    double r = m->n > 0 ? m->sum / m->n : dflt;
-    pthread_mutex_unlock(&m->lock);
-    return r;
+    double r;
+    __atomic_load(&m->mean, &r, __ATOMIC_ACQUIRE);
+    return r != 0 ? r : dflt;
 }
 
 double hcrt__tp_mean_weight(hcrt_tp_mean_t *m)
@@ -50,23 +52,58 @@ double hcrt__tp_mean_weight(hcrt_tp_mean_t *m)
     return n;
 }
 
-hcrt_tp_mode_t hcrt__tp_site_mode(hcrt_tp_site_t *s, double steal_ns,
-                                  const hcrt_tp_params_t *p)
+void hcrt__tp_site_init(hcrt_tp_site_t *s)
+{
+    *s = (hcrt_tp_site_t){.ns = HCRT_TP_MEAN_INIT};
+    for (int d = 0; d < HCRT_TP_DEPTHS; d++)
+        s->at[d] = (hcrt_tp_mean_t)HCRT_TP_MEAN_INIT;
+}
+
+static uint32_t depth_slot(uint32_t depth)
+{
+    if (depth == 0)
+        depth = 1;
+    return depth < HCRT_TP_DEPTHS ? depth : HCRT_TP_DEPTHS - 1;
+}
+
+static int depth_known(hcrt_tp_site_t *s, uint32_t d, const hcrt_tp_params_t *p)
+{
+    return __atomic_load_n(&s->timed_at[d], __ATOMIC_RELAXED) >=
+           p->depth_samples;
+}
+
+double hcrt__tp_site_estimate(hcrt_tp_site_t *s, uint32_t depth,
+                              const hcrt_tp_params_t *p)
+{
+    for (uint32_t d = depth_slot(depth); d < HCRT_TP_DEPTHS; d++)
+        if (depth_known(s, d, p))
+            return hcrt__tp_mean(&s->at[d], 0);
+    return 0;
+}
+
+hcrt_tp_mode_t hcrt__tp_site_mode(hcrt_tp_site_t *s, uint32_t depth,
+                                  double steal_ns, const hcrt_tp_params_t *p)
 {
     uint64_t timed = __atomic_load_n(&s->timed, __ATOMIC_RELAXED);
 
     if (timed < p->min_samples) /* unknown yet: let it travel, and time it */
         return HCRT_TP_EXPORT;
-    if (hcrt__tp_mean(&s->ns, 0) >= p->factor * steal_ns)
+    if (hcrt__tp_site_estimate(s, depth, p) >= p->factor * steal_ns)
         return HCRT_TP_EXPORT;
+    if (!depth_known(s, depth_slot(depth), p))
+        return HCRT_TP_TIMED; /* stays home until its depth is known */
     uint32_t t = __atomic_add_fetch(&s->tick, 1, __ATOMIC_RELAXED);
     return p->sample_every && t % p->sample_every == 0 ? HCRT_TP_TIMED
                                                        : HCRT_TP_PLAIN;
 }
 
-void hcrt__tp_site_time(hcrt_tp_site_t *s, uint64_t ns)
+void hcrt__tp_site_time(hcrt_tp_site_t *s, uint32_t depth, uint64_t ns)
 {
+    uint32_t d = depth_slot(depth);
+
     hcrt__tp_mean_add(&s->ns, (double)ns);
+    hcrt__tp_mean_add(&s->at[d], (double)ns);
+    __atomic_add_fetch(&s->timed_at[d], 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&s->timed, 1, __ATOMIC_RELAXED);
 }
 

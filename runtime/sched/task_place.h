@@ -3,11 +3,19 @@
  * between nodes (docs/tasks.md).
  *
  * Two decisions, both from measurements taken on real calls:
- *   - per task site (one task construct): is a task of it worth taking to
- *     another node? Yes while too few of its tasks were timed, or while
- *     their mean time is at least `factor` times the measured cost of a
+ *   - per task site (one task construct) and task depth (how many tasks
+ *     enclose it): is a task of it worth taking to another node? Yes while
+ *     too few of the site's tasks were timed, or while the mean time of its
+ *     tasks at that depth is at least `factor` times the measured cost of a
  *     steal; otherwise its tasks stay home and only one in `sample_every`
- *     is timed, so a site whose tasks grow is noticed again;
+ *     is timed, so a site whose tasks grow is noticed again. Depth matters
+ *     for recursive trees: one site makes the tree's big tasks near the
+ *     root and its tiny ones at the leaves, and a mean over the whole
+ *     site kept the big ones home too (no work for an idle node). A depth
+ *     with too few timed tasks is estimated from the nearest deeper one
+ *     (a task is at least as long as the tasks it waits for), and its
+ *     tasks are timed until it has its own samples (a depth below every
+ *     known one stays home meanwhile);
  *   - per TASKS region (a region whose only work is creating tasks): run it
  *     on every node (other nodes' threads take its tasks) or on the head
  *     alone, as on one node. The first call spreads; a spread call in which
@@ -26,23 +34,27 @@
 #include <stdint.h>
 
 typedef struct hcrt_tp_params {
-    double factor;         /* export when mean task time >= factor x cost */
-    double cost_ns;        /* the cost of a steal before one was measured */
-    double min_share;      /* spread pays: other nodes' task time / call */
-    uint32_t min_samples;  /* tasks timed before a site's mean counts */
-    uint32_t sample_every; /* a home site times one task in this many */
-    uint32_t refresh;      /* head-alone calls before spreading again */
+    double factor;          /* export when mean task time >= factor x cost */
+    double cost_ns;         /* the cost of a steal before one was measured */
+    double min_share;       /* spread pays: other nodes' task time / call */
+    uint32_t min_samples;   /* tasks timed before a site's mean counts */
+    uint32_t depth_samples; /* ... before one depth's mean counts */
+    uint32_t sample_every;  /* a home site times one task in this many */
+    uint32_t refresh;       /* head-alone calls before spreading again */
 } hcrt_tp_params_t;
 
 void hcrt__tp_params_default(hcrt_tp_params_t *p);
 
-/* A decayed mean: the last ~window samples weigh most. */
+/* A decayed mean: the last ~window samples weigh most. Samples are added
+ * under the lock; the mean is also kept in `mean` (0: no sample yet), which
+ * readers load without it (every task a site creates reads two means). */
 typedef struct hcrt_tp_mean {
     pthread_mutex_t lock;
     double n, sum;
+    double mean;
 } hcrt_tp_mean_t;
 
-#define HCRT_TP_MEAN_INIT {PTHREAD_MUTEX_INITIALIZER, 0, 0}
+#define HCRT_TP_MEAN_INIT {PTHREAD_MUTEX_INITIALIZER, 0, 0, 0}
 
 void hcrt__tp_mean_add(hcrt_tp_mean_t *m, double v);
 /* The mean, or `dflt` when no sample was added. */
@@ -50,12 +62,21 @@ double hcrt__tp_mean(hcrt_tp_mean_t *m, double dflt);
 /* Samples behind the mean (decayed). */
 double hcrt__tp_mean_weight(hcrt_tp_mean_t *m);
 
+/* Depths told apart by a site; deeper tasks share the last. */
+#define HCRT_TP_DEPTHS 24
+
 /* One task site. */
 typedef struct hcrt_tp_site {
     hcrt_tp_mean_t ns; /* task time, body start to end */
     uint64_t timed;    /* tasks timed (atomic) */
     uint32_t tick;     /* tasks created, for sampling (atomic) */
+    hcrt_tp_mean_t at[HCRT_TP_DEPTHS]; /* task time by depth (1: a task
+                                          of the implicit task) */
+    uint32_t timed_at[HCRT_TP_DEPTHS]; /* tasks timed by depth (atomic) */
 } hcrt_tp_site_t;
+
+/* A site with no sample yet. */
+void hcrt__tp_site_init(hcrt_tp_site_t *s);
 
 typedef enum hcrt_tp_mode {
     HCRT_TP_PLAIN = 0, /* an ordinary task of this node */
@@ -63,10 +84,17 @@ typedef enum hcrt_tp_mode {
     HCRT_TP_EXPORT = 2 /* may run on another node (and is timed) */
 } hcrt_tp_mode_t;
 
-/* What to do with the next task of `s`, given the mean cost of a steal. */
-hcrt_tp_mode_t hcrt__tp_site_mode(hcrt_tp_site_t *s, double steal_ns,
-                                  const hcrt_tp_params_t *p);
-void hcrt__tp_site_time(hcrt_tp_site_t *s, uint64_t ns);
+/* What to do with the next task of `s` at `depth` (0 counts as 1), given
+ * the mean cost of a steal. */
+hcrt_tp_mode_t hcrt__tp_site_mode(hcrt_tp_site_t *s, uint32_t depth,
+                                  double steal_ns, const hcrt_tp_params_t *p);
+/* A task of `s` at `depth` took `ns`. */
+void hcrt__tp_site_time(hcrt_tp_site_t *s, uint32_t depth, uint64_t ns);
+/* The mean time of the tasks of `s` at `depth` as the decision sees it
+ * (that depth's own, else the nearest deeper one's); 0 if neither was
+ * timed enough. */
+double hcrt__tp_site_estimate(hcrt_tp_site_t *s, uint32_t depth,
+                              const hcrt_tp_params_t *p);
 
 /* One TASKS region (state of the head's main thread). */
 typedef struct hcrt_tp_region {

@@ -18,11 +18,13 @@ static hcrt_tp_params_t params(void)
 static void test_unknown(void)
 {
     hcrt_tp_params_t p = params();
-    hcrt_tp_site_t s = {.ns = HCRT_TP_MEAN_INIT};
+    hcrt_tp_site_t s;
+
+    hcrt__tp_site_init(&s);
 
     for (uint32_t i = 0; i < p.min_samples; i++) {
-        CHECK(hcrt__tp_site_mode(&s, 50e3, &p) == HCRT_TP_EXPORT);
-        hcrt__tp_site_time(&s, 1000);
+        CHECK(hcrt__tp_site_mode(&s, 1, 50e3, &p) == HCRT_TP_EXPORT);
+        hcrt__tp_site_time(&s, 1, 1000);
     }
     CHECK(s.timed == p.min_samples);
 }
@@ -32,13 +34,15 @@ static void test_unknown(void)
 static void test_tiny(void)
 {
     hcrt_tp_params_t p = params();
-    hcrt_tp_site_t s = {.ns = HCRT_TP_MEAN_INIT};
+    hcrt_tp_site_t s;
+
+    hcrt__tp_site_init(&s);
     int plain = 0, timed = 0, exported = 0;
 
     for (uint32_t i = 0; i < p.min_samples; i++)
-        hcrt__tp_site_time(&s, 2000); /* 2 us against a 50 us steal */
+        hcrt__tp_site_time(&s, 1, 2000); /* 2 us against a 50 us steal */
     for (int i = 0; i < 64 * 10; i++) {
-        hcrt_tp_mode_t m = hcrt__tp_site_mode(&s, 50e3, &p);
+        hcrt_tp_mode_t m = hcrt__tp_site_mode(&s, 1, 50e3, &p);
         plain += m == HCRT_TP_PLAIN;
         timed += m == HCRT_TP_TIMED;
         exported += m == HCRT_TP_EXPORT;
@@ -48,25 +52,72 @@ static void test_tiny(void)
     CHECK(plain == 630);
     /* the tasks grow: 1 ms each; sampled ones bring the mean up */
     for (int i = 0; i < 400; i++)
-        hcrt__tp_site_time(&s, 1000000);
-    CHECK(hcrt__tp_site_mode(&s, 50e3, &p) == HCRT_TP_EXPORT);
+        hcrt__tp_site_time(&s, 1, 1000000);
+    CHECK(hcrt__tp_site_mode(&s, 1, 50e3, &p) == HCRT_TP_EXPORT);
 }
 
 /* Tasks well above factor x the steal cost travel; just below, not. */
 static void test_big(void)
 {
     hcrt_tp_params_t p = params();
-    hcrt_tp_site_t a = {.ns = HCRT_TP_MEAN_INIT};
-    hcrt_tp_site_t b = {.ns = HCRT_TP_MEAN_INIT};
+    hcrt_tp_site_t a, b;
+
+    hcrt__tp_site_init(&a);
+    hcrt__tp_site_init(&b);
 
     for (uint32_t i = 0; i < p.min_samples; i++) {
-        hcrt__tp_site_time(&a, (uint64_t)(p.factor * 50e3));
-        hcrt__tp_site_time(&b, (uint64_t)(p.factor * 50e3) - 1000);
+        hcrt__tp_site_time(&a, 1, (uint64_t)(p.factor * 50e3));
+        hcrt__tp_site_time(&b, 1, (uint64_t)(p.factor * 50e3) - 1000);
     }
-    CHECK(hcrt__tp_site_mode(&a, 50e3, &p) == HCRT_TP_EXPORT);
-    CHECK(hcrt__tp_site_mode(&b, 50e3, &p) != HCRT_TP_EXPORT);
+    CHECK(hcrt__tp_site_mode(&a, 1, 50e3, &p) == HCRT_TP_EXPORT);
+    CHECK(hcrt__tp_site_mode(&b, 1, 50e3, &p) != HCRT_TP_EXPORT);
     /* a cheaper steal (measured) lets b's tasks travel */
-    CHECK(hcrt__tp_site_mode(&b, 20e3, &p) == HCRT_TP_EXPORT);
+    CHECK(hcrt__tp_site_mode(&b, 1, 20e3, &p) == HCRT_TP_EXPORT);
+}
+
+/* A recursive tree: one site, big tasks near the root, tiny ones at the
+ * leaves. The big ones travel, the tiny ones stay home; a depth not timed
+ * yet is judged by the nearest deeper one and timed meanwhile, and one
+ * below every known depth stays home until it is known. */
+static void test_depths(void)
+{
+    hcrt_tp_params_t p = params();
+    hcrt_tp_site_t s;
+
+    hcrt__tp_site_init(&s);
+    for (uint32_t i = 0; i < p.depth_samples; i++) {
+        hcrt__tp_site_time(&s, 1, 40000000); /* 40 ms */
+        hcrt__tp_site_time(&s, 2, 15000000);
+        hcrt__tp_site_time(&s, 8, 400000); /* 400 us: 2x the threshold */
+        hcrt__tp_site_time(&s, 12, 2000);  /* 2 us */
+    }
+    CHECK(hcrt__tp_site_mode(&s, 1, 50e3, &p) == HCRT_TP_EXPORT);
+    CHECK(hcrt__tp_site_mode(&s, 2, 50e3, &p) == HCRT_TP_EXPORT);
+    CHECK(hcrt__tp_site_mode(&s, 8, 50e3, &p) == HCRT_TP_EXPORT);
+    /* depth 5: not timed, at least as long as depth 8's tasks */
+    CHECK(hcrt__tp_site_mode(&s, 5, 50e3, &p) == HCRT_TP_EXPORT);
+    CHECKF(hcrt__tp_site_estimate(&s, 5, &p) == 400000.0, "%g\n",
+           hcrt__tp_site_estimate(&s, 5, &p));
+    /* depth 10: not timed, judged by depth 12 (tiny): home, timed */
+    CHECK(hcrt__tp_site_mode(&s, 10, 50e3, &p) == HCRT_TP_TIMED);
+    /* depth 12: tiny and known: home, one in sample_every timed */
+    int exported = 0, timed = 0;
+    for (uint32_t i = 0; i < 4 * p.sample_every; i++) {
+        hcrt_tp_mode_t m = hcrt__tp_site_mode(&s, 12, 50e3, &p);
+        exported += m == HCRT_TP_EXPORT;
+        timed += m == HCRT_TP_TIMED;
+    }
+    CHECK(exported == 0 && timed == 4);
+    /* deeper than anything timed (the last slot holds every deeper
+     * depth): home and timed until known */
+    CHECK(hcrt__tp_site_mode(&s, 40, 50e3, &p) == HCRT_TP_TIMED);
+    CHECK(hcrt__tp_site_mode(&s, HCRT_TP_DEPTHS - 1, 50e3, &p) ==
+          HCRT_TP_TIMED);
+    /* a dearer steal keeps depth 8 home */
+    CHECK(hcrt__tp_site_mode(&s, 8, 200e3, &p) != HCRT_TP_EXPORT);
+    /* depth 0 (a task of the implicit task, as a thief may number it)
+     * counts as depth 1 */
+    CHECK(hcrt__tp_site_mode(&s, 0, 50e3, &p) == HCRT_TP_EXPORT);
 }
 
 /* The first call spreads; a call that paid keeps spreading. */
@@ -145,6 +196,7 @@ int main(int argc, char **argv)
         {"unknown", test_unknown},
         {"tiny", test_tiny},
         {"big", test_big},
+        {"depths", test_depths},
         {"region_first", test_region_first},
         {"region_miss", test_region_miss},
         {"region_pays", test_region_pays},
