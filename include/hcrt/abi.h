@@ -473,6 +473,19 @@ HCRT_ABI_EXPORT void *__hcrt_stack_save(void);
 HCRT_ABI_EXPORT void *__hcrt_stack_alloc(size_t size, size_t align);
 HCRT_ABI_EXPORT void __hcrt_stack_restore(void *mark);
 
+/* The calling thread's arena as frames use it inline (hcc's stack pass):
+ * the mark is `top`; a frame's fixed-size variables are one block bumped
+ * from `top` when it fits below `end` (else __hcrt_stack_alloc); a mark
+ * within [base, end] is restored by storing it to `top` (else
+ * __hcrt_stack_restore). All NULL before the thread's first chunk. Added
+ * in ABI version 1 (additive). */
+typedef struct hcrt_stack_arena {
+    char *top;  /* next free byte of the current chunk */
+    char *end;  /* its end */
+    char *base; /* its first byte */
+} hcrt_stack_arena_t;
+extern HCRT_ABI_EXPORT _Thread_local hcrt_stack_arena_t __hcrt_stack_arena;
+
 /* The allocate directive and clause: clang's __kmpc_alloc family (the
  * allocator is an omp_allocator_handle_t); DSM memory in cluster mode. */
 HCRT_ABI_EXPORT void *__hcrt_kmpc_alloc(int gtid, size_t size,

@@ -29,14 +29,16 @@ typedef struct chunk {
 } chunk_t;
 
 typedef struct arena {
-    char *top;    /* next free byte of cur */
-    char *end;    /* end of cur */
     chunk_t *cur; /* the chunk being filled */
     chunk_t *spare;
     int dsm; /* chunks are DSM memory (cluster mode) */
 } arena_t;
 
-static _Thread_local arena_t arena __attribute__((tls_model("initial-exec")));
+/* top, end and base of cur: what compiled frames read and bump inline
+ * (include/hcrt/abi.h) */
+HCRT_ABI_EXPORT _Thread_local hcrt_stack_arena_t __hcrt_stack_arena;
+static _Thread_local arena_t arena;
+#define view __hcrt_stack_arena
 static pthread_key_t arena_key;
 static pthread_once_t arena_once = PTHREAD_ONCE_INIT;
 
@@ -71,6 +73,7 @@ static void arena_destroy(void *unused)
     /* After the DSM's shutdown its memory is gone: nothing to give back. */
     if (arena.dsm && !hcrt__dsm_initialized()) {
         memset(&arena, 0, sizeof(arena));
+        memset(&view, 0, sizeof(view));
         return;
     }
     while (arena.cur) {
@@ -81,6 +84,7 @@ static void arena_destroy(void *unused)
     if (arena.spare)
         chunk_unmap(arena.spare);
     memset(&arena, 0, sizeof(arena));
+    memset(&view, 0, sizeof(view));
 }
 
 static void arena_key_create(void)
@@ -126,13 +130,14 @@ static void chunk_pop(void)
     } else {
         chunk_unmap(c);
     }
-    arena.top = arena.cur ? arena.cur->end : NULL;
-    arena.end = arena.cur ? arena.cur->end : NULL;
+    view.top = arena.cur ? arena.cur->end : NULL;
+    view.end = arena.cur ? arena.cur->end : NULL;
+    view.base = arena.cur ? chunk_data(arena.cur) : NULL;
 }
 
 HCRT_ABI_EXPORT void *__hcrt_stack_save(void)
 {
-    return arena.top;
+    return view.top;
 }
 
 static void *alloc_slow(size_t size, size_t align)
@@ -146,10 +151,11 @@ static void *alloc_slow(size_t size, size_t align)
                    size);
     c->prev = arena.cur;
     arena.cur = c;
-    arena.end = c->end;
+    view.end = c->end;
+    view.base = chunk_data(c);
     char *p = (char *)(((uintptr_t)chunk_data(c) + align - 1) &
                        ~(uintptr_t)(align - 1));
-    arena.top = p + size;
+    view.top = p + size;
     return p;
 }
 
@@ -164,10 +170,10 @@ HCRT_ABI_EXPORT void *__hcrt_stack_alloc(size_t size, size_t align)
                    align);
     if (size == 0)
         size = 1; /* distinct addresses for distinct variables */
-    uintptr_t p = ((uintptr_t)arena.top + align - 1) & ~(uintptr_t)(align - 1);
-    if (HCRT_LIKELY(arena.top && p >= (uintptr_t)arena.top &&
-                    size <= (uintptr_t)arena.end - p)) {
-        arena.top = (char *)p + size;
+    uintptr_t p = ((uintptr_t)view.top + align - 1) & ~(uintptr_t)(align - 1);
+    if (HCRT_LIKELY(view.top && p >= (uintptr_t)view.top &&
+                    size <= (uintptr_t)view.end - p)) {
+        view.top = (char *)p + size;
         return (void *)p;
     }
     return alloc_slow(size, align);
@@ -181,7 +187,7 @@ HCRT_ABI_EXPORT void __hcrt_stack_restore(void *mark)
     while (arena.cur && !(m >= chunk_data(arena.cur) && m <= arena.cur->end))
         chunk_pop();
     if (arena.cur)
-        arena.top = m;
+        view.top = m;
 }
 
 /* fork(): calls fn on each chunk of the calling thread's arena (threads.c

@@ -16,15 +16,31 @@ define internal void @outlined(ptr noalias %g, ptr noalias %b, ptr %x) {
   ret void
 }
 
+; The frame's mark is the arena's top; its fixed-size slots are one block
+; (16-byte aligned each), bumped inline when it fits, else from the runtime;
+; each exit stores the mark back when it lies in the current chunk, else
+; calls the runtime.
 ; CHECK-LABEL: define i32 @main(
-; CHECK-NEXT: %hcrt.stack.mark = call ptr @__hcrt_stack_save()
-; CHECK-NEXT: %shared.dsm = call ptr @__hcrt_stack_alloc(i64 4, i64 4)
 ; CHECK-NEXT: %private = alloca i32
-; CHECK-NEXT: %escaped.dsm = call ptr @__hcrt_stack_alloc(i64 80, i64 16)
+; CHECK-NEXT: [[A:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @__hcrt_stack_arena)
+; CHECK-NEXT: %hcrt.stack.mark = load ptr, ptr [[A]]
+; CHECK: %hcrt.stack.fits = and i1
+; CHECK-NEXT: br i1 %hcrt.stack.fits
+; CHECK: [[FAST:%.*]] = getelementptr i8, ptr %hcrt.stack.mark, i64
+; CHECK-NEXT: [[NEW:%.*]] = getelementptr inbounds i8, ptr [[FAST]], i64 96
+; CHECK-NEXT: store ptr [[NEW]], ptr [[A]]
+; CHECK: [[SLOW:%.*]] = call ptr @__hcrt_stack_alloc(i64 96, i64 16)
+; CHECK: %hcrt.stack.frame = phi ptr [ [[FAST]], {{.*}} ], [ [[SLOW]], {{.*}} ]
+; CHECK-NEXT: %shared.dsm = getelementptr inbounds i8, ptr %hcrt.stack.frame, i64 0
+; CHECK-NEXT: %escaped.dsm = getelementptr inbounds i8, ptr %hcrt.stack.frame, i64 16
 ; CHECK-NOT: lifetime.start.p0(i64 4, ptr %shared
 ; CHECK: call void (ptr, i32, ptr, ...) @__kmpc_fork_call(ptr null, i32 1, ptr @outlined, ptr %shared.dsm)
+; CHECK: [[A2:%.*]] = call ptr @llvm.threadlocal.address.p0(ptr @__hcrt_stack_arena)
+; CHECK: %hcrt.stack.here = and i1
+; CHECK-NEXT: br i1 %hcrt.stack.here
+; CHECK: store ptr %hcrt.stack.mark, ptr [[A2]]
 ; CHECK: call void @__hcrt_stack_restore(ptr %hcrt.stack.mark)
-; CHECK-NEXT: ret i32
+; CHECK: ret i32
 define i32 @main() {
   %shared = alloca i32, align 4
   %private = alloca i32, align 4
@@ -42,7 +58,8 @@ define i32 @main() {
 
 ; A VLA in a loop: the DSM stack follows llvm.stacksave/stackrestore.
 ; CHECK-LABEL: define void @vla(
-; CHECK: %hcrt.stack.mark = call ptr @__hcrt_stack_save()
+; CHECK: %hcrt.stack.mark = load ptr
+; CHECK-NOT: hcrt.stack.fits
 ; CHECK: %sp = call ptr @llvm.stacksave.p0()
 ; CHECK-NEXT: [[M:%.*]] = call ptr @__hcrt_stack_save()
 ; CHECK: [[SZ:%.*]] = mul i64 8, %n
@@ -87,4 +104,4 @@ define void @leaf() {
 }
 
 ; O2-LABEL: define void @caller(
-; O2: call ptr @__hcrt_stack_alloc(i64 4, i64 4)
+; O2: call ptr @__hcrt_stack_alloc(i64 4, i64 16)

@@ -56,8 +56,9 @@ define internal i32 @loop.entry(i32 %g, ptr %t) {
 }
 
 ; STACK-LABEL: define void @f(
-; STACK-NEXT: %hcrt.stack.mark = call ptr @__hcrt_stack_save()
-; STACK-NEXT: %x.dsm = call ptr @__hcrt_stack_alloc(i64 8, i64 8)
+; STACK: %hcrt.stack.mark = load ptr
+; STACK: call ptr @__hcrt_stack_alloc(i64 8, i64 16)
+; STACK: %x.dsm = getelementptr inbounds i8, ptr %hcrt.stack.frame, i64 0
 ; STACK: call void @__hcrt_stack_restore(ptr %hcrt.stack.mark)
 define void @f() {
   %x = alloca i64, align 8
