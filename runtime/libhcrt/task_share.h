@@ -41,7 +41,8 @@ extern volatile int hcrt__ts_spread;
 typedef struct hcrt_ts_site {
     const hcrt_task_site_t *desc;
     hcrt_tp_site_t tp;     /* durations: sched/task_place.h */
-    uint64_t created;      /* tasks made in spread regions (atomic) */
+    uint64_t created;      /* tasks made in spread regions (atomic loads
+                              and stores: a shared team may lose some) */
     uint64_t exported;     /* of which held for other nodes (atomic) */
     uint64_t ran_remote;   /* of which another node ran (atomic) */
     uint64_t kept_private; /* kept home: data outside the DSM (atomic) */

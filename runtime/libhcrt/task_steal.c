@@ -211,18 +211,26 @@ uint32_t hcrt__ts_alloc_mode(hcrt_task_entry_t entry, int32_t flags,
 
     if (!s)
         return 0;
-    __atomic_add_fetch(&s->created, 1, __ATOMIC_RELAXED);
-    if ((s->desc->flags &
-         (HCRT_TASK_SITE_REDUCTION | HCRT_TASK_SITE_TARGET |
-          HCRT_TASK_SITE_UNSUPPORTED | HCRT_TASK_SITE_TASKLOOP)) ||
-        (flags & ~TRAVEL_FLAGS) || size < KMP_TASK_HEAD ||
-        size + shsize > hcrt__ts.max_bytes || ts_in_final())
+    /* Every task of a spread region passes here (a tree's leaves cost
+     * ~60 ns each on one node): no read-modify-write on the way to a plain
+     * task; the count is a statistic (shared teams may lose a few). */
+    __atomic_store_n(&s->created,
+                     __atomic_load_n(&s->created, __ATOMIC_RELAXED) + 1,
+                     __ATOMIC_RELAXED);
+    if (s->desc->flags & (HCRT_TASK_SITE_REDUCTION | HCRT_TASK_SITE_TARGET |
+                          HCRT_TASK_SITE_UNSUPPORTED | HCRT_TASK_SITE_TASKLOOP))
         return 0;
+    /* A shared team runs a plain task on any thread: its children need
+     * its depth. */
+    uint32_t plain = hcrt__ts.solo ? 0 : HCRT_EXT_DEPTH;
     hcrt_tp_mode_t m = hcrt__tp_site_mode(&s->tp, depth, hcrt__ts_steal_cost(),
                                           &hcrt__ts.params);
-    if (m == HCRT_TP_PLAIN) /* a shared team runs it anywhere: its children
-                               need its depth */
-        return hcrt__ts.solo ? 0 : HCRT_EXT_DEPTH;
+    if (m == HCRT_TP_PLAIN)
+        return plain;
+    if (!hcrt__ts_exporting() || (flags & ~TRAVEL_FLAGS) ||
+        size < KMP_TASK_HEAD || size + shsize > hcrt__ts.max_bytes ||
+        ts_in_final())
+        return plain;
     *site = s;
     return m == HCRT_TP_EXPORT ? HCRT_EXT_EXPORT | HCRT_EXT_TIMED
                                : HCRT_EXT_TIMED;

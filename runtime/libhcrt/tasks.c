@@ -144,7 +144,7 @@ HCRT_ABI_EXPORT void *__hcrt_omp_task_alloc(hcrt_ident_t *loc, int32_t gtid,
     hcrt_ts_site_t *site = NULL;
     uint32_t depth = 0;
 
-    if (HCRT_UNLIKELY(hcrt__ts_spread) && hcrt__ts_exporting()) {
+    if (HCRT_UNLIKELY(hcrt__ts_spread)) { /* may travel: task_steal.c */
         depth = hcrt__ts_depth + 1;
         mode |= hcrt__ts_alloc_mode(entry, flags, sizeof_task, sizeof_shareds,
                                     depth, &site);

@@ -92,7 +92,10 @@ hcrt_tp_mode_t hcrt__tp_site_mode(hcrt_tp_site_t *s, uint32_t depth,
         return HCRT_TP_EXPORT;
     if (!depth_known(s, depth_slot(depth), p))
         return HCRT_TP_TIMED; /* stays home until its depth is known */
-    uint32_t t = __atomic_add_fetch(&s->tick, 1, __ATOMIC_RELAXED);
+    /* no read-modify-write per task: threads sharing a site may lose a
+     * tick, which only moves the sampling */
+    uint32_t t = __atomic_load_n(&s->tick, __ATOMIC_RELAXED) + 1;
+    __atomic_store_n(&s->tick, t, __ATOMIC_RELAXED);
     return p->sample_every && t % p->sample_every == 0 ? HCRT_TP_TIMED
                                                        : HCRT_TP_PLAIN;
 }

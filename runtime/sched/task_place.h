@@ -69,7 +69,8 @@ double hcrt__tp_mean_weight(hcrt_tp_mean_t *m);
 typedef struct hcrt_tp_site {
     hcrt_tp_mean_t ns; /* task time, body start to end */
     uint64_t timed;    /* tasks timed (atomic) */
-    uint32_t tick;     /* tasks created, for sampling (atomic) */
+    uint32_t tick;     /* tasks created, for sampling (atomic loads and
+                          stores: threads may lose a tick) */
     hcrt_tp_mean_t at[HCRT_TP_DEPTHS]; /* task time by depth (1: a task
                                           of the implicit task) */
     uint32_t timed_at[HCRT_TP_DEPTHS]; /* tasks timed by depth (atomic) */
