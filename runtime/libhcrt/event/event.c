@@ -127,6 +127,16 @@ static void *gate_main(void *unused)
                 (atomic_load(&hcrt__ev.exec_busy) > 0 ||
                  atomic_load(&hcrt__ev.compute_busy) > 0))
                 us = hcrt__ev.opts.poll_max_us;
+            /* A spread TASKS region computes on every rank, and origins
+             * then ring for every notice (origin.c): wait on the bell
+             * instead of waking after 50, 100, 200 ... us. Those naps
+             * after each steal request woke the gate every ~250 us in a
+             * tree of tiny tasks at 2 ranks, each time taking the core
+             * from the rank's computing thread. */
+            if (us > 1 && atomic_load(&hcrt__ev.compute_busy) > 0 &&
+                !atomic_load(&hcrt__ev.exec_busy) &&
+                hcrt__bell_inbound_ok(&hcrt__ev.bell))
+                us = hcrt__ev.opts.idle_max_us;
             /* Origins ring this rank's bell after sending it a notice:
              * block until then instead of napping (an idle gate naps up
              * to idle_max_us, and 8x that after a long quiet spell, and

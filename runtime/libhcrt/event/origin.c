@@ -123,9 +123,13 @@ hcrt_status_t hcrt__event_send(const hcrt__event_send_t *s,
     MPI_Isend(&ev->notice, (int)nbytes, MPI_BYTE, ev->peer, EV_CTRL_TAG,
               hcrt__ev.ctrl, &ev->notice_req);
     /* its gate may be blocked; one rung less than half a spin window ago
-     * still polls (and a missed ring costs at most one nap) */
+     * still polls (and a missed ring costs at most one nap), except in a
+     * spread TASKS region, where gates block between notices (event.c):
+     * ring each time */
     hcrt__bell_ring(&hcrt__ev.bell, ev->peer,
-                    (int64_t)hcrt__ev.opts.spin_us * 500);
+                    atomic_load(&hcrt__ev.compute_busy) > 0
+                        ? 0
+                        : (int64_t)hcrt__ev.opts.spin_us * 500);
     int sent; /* a small notice is usually out at once: no handler pass */
     MPI_Test(&ev->notice_req, &sent, MPI_STATUS_IGNORE);
     atomic_fetch_add(&hcrt__ev.bytes_sent, nbytes);
