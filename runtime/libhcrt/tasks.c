@@ -111,7 +111,7 @@ static int32_t ext_entry(int32_t gtid, void *task)
 static void *alloc_ext(hcrt_ident_t *loc, int32_t gtid, int32_t flags,
                        int32_t kflags, size_t sizeof_task,
                        size_t sizeof_shareds, hcrt_task_entry_t entry,
-                       uint32_t mode, hcrt_ts_site_t *site)
+                       uint32_t mode, hcrt_ts_site_t *site, uint32_t depth)
 {
     size_t slot = (sizeof_task + sizeof(void *) - 1) & ~(sizeof(void *) - 1);
     size_t room = slot + sizeof(hcrt_task_ext_t);
@@ -131,7 +131,7 @@ static void *alloc_ext(hcrt_ident_t *loc, int32_t gtid, int32_t flags,
                              (uint16_t)kflags,
                              (uint32_t)sizeof_task,
                              (uint32_t)sizeof_shareds,
-                             0};
+                             depth};
     return task;
 }
 
@@ -152,10 +152,8 @@ HCRT_ABI_EXPORT void *__hcrt_omp_task_alloc(hcrt_ident_t *loc, int32_t gtid,
     if (!mode)
         return __kmpc_omp_task_alloc(loc, gtid, flags, sizeof_task,
                                      sizeof_shareds, entry);
-    char *task = alloc_ext(loc, gtid, flags | KMP_TASK_TIED, flags, sizeof_task,
-                           sizeof_shareds, entry, mode, site);
-    hcrt__task_ext(task)->depth = depth;
-    return task;
+    return alloc_ext(loc, gtid, flags | KMP_TASK_TIED, flags, sizeof_task,
+                     sizeof_shareds, entry, mode, site, depth);
 }
 
 void *hcrt__task_alloc_copy(int32_t gtid, int32_t flags, const void *task,
@@ -165,12 +163,11 @@ void *hcrt__task_alloc_copy(int32_t gtid, int32_t flags, const void *task,
     static hcrt_ident_t loc = {0, 2, 0, 0, ";unknown;stolen task;0;0;;"};
     uint32_t mode = (flags & KMP_TASK_TIED) ? 0 : HCRT_EXT_UNTIED;
     char *t = alloc_ext(&loc, gtid, flags | KMP_TASK_TIED, flags, size, shsize,
-                        entry, mode, NULL);
+                        entry, mode, NULL, depth);
 
     /* data2 (priority) and the privates; part_id starts at 0 */
     memcpy(t + 32, (const char *)task + 32, size - 32);
     memcpy(((kmp_task_head_t *)t)->shareds, shareds, shsize);
-    hcrt__task_ext(t)->depth = depth;
     return t;
 }
 
