@@ -21,6 +21,7 @@
 #include "ForkLowering.h"
 #include "Common.h"
 #include "LocalIO.h"
+#include "RegionData.h"
 #include "RuntimeCalls.h"
 
 #include "llvm/ADT/DenseMap.h"
@@ -41,6 +42,12 @@ enum RegionKind {
   RegionTasks = 2,
   RegionLocalIO = 3
 };
+
+enum RegionFlag { RegionOwnData = 1 };
+
+unsigned regionFlags(const Function *Microtask) {
+  return usesOwnData(*Microtask) ? RegionOwnData : 0;
+}
 
 struct RegionInfo {
   int Kind = RegionCluster;
@@ -86,7 +93,7 @@ public:
     DescTy = StructType::getTypeByName(Ctx, "struct.hcrt_region_desc");
     if (!DescTy)
       DescTy = StructType::create(
-          Ctx, {I64, PtrTy, PtrTy, I32, I32, I32, I32, PtrTy, PtrTy},
+          Ctx, {I64, PtrTy, PtrTy, I32, I32, I32, I32, PtrTy, PtrTy, I32, I32},
           "struct.hcrt_region_desc");
   }
   bool run();
@@ -149,7 +156,9 @@ GlobalVariable *ForkLowerer::descriptor(Function *Microtask, CallBase &Site) {
                         ConstantInt::get(I32, Microtask->arg_size() - 2),
                         ConstantInt::get(I32, RI.NumLoops),
                         trampoline(Microtask),
-                        Microtask};
+                        Microtask,
+                        ConstantInt::get(I32, regionFlags(Microtask)),
+                        ConstantInt::get(I32, 0)};
   auto *GV = new GlobalVariable(M, DescTy, true, GlobalValue::PrivateLinkage,
                                 ConstantStruct::get(DescTy, Fields),
                                 RegionDescPrefix + Microtask->getName());

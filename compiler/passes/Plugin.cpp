@@ -18,6 +18,7 @@
 #include "Migration.h"
 #include "ModuleDesc.h"
 #include "PluginCompat.h"
+#include "RegionData.h"
 #include "RuntimeCalls.h"
 #include "Stack.h"
 #include "Target.h"
@@ -42,6 +43,7 @@ struct LowerPass : PassInfoMixin<LowerPass> {
     // __kmpc_ calls; stack slots are moved before forks pack their
     // addresses; renames and warnings come after all of those; main last so
     // the user's main was lowered like any other function.
+    markRegionData(M); // on clang's IR, before anything moves stores
     lowerTargets(M);
     insertMigrationPoints(M);
     lowerAtomics(M);

@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define HCRT_ABI_VERSION 1
+#define HCRT_ABI_VERSION 2
 
 #if defined(HCRT_BUILDING_RUNTIME)
 #define HCRT_ABI_EXPORT __attribute__((visibility("default")))
@@ -80,7 +80,18 @@ typedef struct hcrt_region_desc {
     int32_t nloops;   /* worksharing loops found in the region */
     hcrt_region_tramp_t tramp;
     void *microtask; /* the outlined function itself */
+    uint32_t flags;  /* HCRT_REGION_* flags below */
+    uint32_t reserved;
 } hcrt_region_desc_t;
+
+/* hcrt_region_desc_t.flags */
+enum {
+    /* The region's code writes shared memory only through atomics and
+     * reduction clauses (compiler/passes/RegionData.cpp): its threads
+     * write their own stack slots and threadprivate variables. Between
+     * hosts its first call runs on every node (docs/placement.md). */
+    HCRT_REGION_OWN_DATA = 1u << 0
+};
 
 /* Calls the host fallback of one target region with args[0..nargs-1]:
  * the kernel parameters, one per entry whose map type has

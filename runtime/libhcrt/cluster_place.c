@@ -175,6 +175,7 @@ hcrt_place_t hcrt__cluster_place_choose(const hcrt_region_desc_t *region,
     if (!r)
         return HCRT_PLACE_ALL;
     descs[r - tab.slots] = region;
+    r->shared_data = !(region->flags & HCRT_REGION_OWN_DATA);
     open_call.r = r, open_call.desc = region, open_call.t0 = now_ns;
     return hcrt__place_choose(&tab, r, now_ns);
 }
@@ -451,6 +452,12 @@ static int print_place(FILE *out, void *arg)
             "calls on the head alone run on %d core(s); a call on all nodes "
             "has %.2fx as many\n",
             hcrt__cluster_cores_head(), tab.p.capacity);
+    if (tab.first_shared)
+        fprintf(out,
+                "regions that started on the head alone because they read or "
+                "write shared arrays (the compiler found no sign of their "
+                "threads working on their own data): %u\n",
+                tab.first_shared);
     if (tab.first_head)
         fprintf(out,
                 "regions that started on the head alone because an earlier "

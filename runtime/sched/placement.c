@@ -316,18 +316,32 @@ static void group_check(hcrt__place_table_t *t, uint64_t now_ns)
  * took 116-850 ms on its first call against 9.5 ms on the head alone. A
  * first call that waited little (compute, NPB EP) keeps first calls on all
  * nodes; short ones (under FIRST_LONG_NS) say nothing, their waits being
- * the fork's and barriers' round trips. */
+ * the fork's and barriers' round trips.
+ *
+ * And a region the compiler did not find working on its own data
+ * (shared_data: it reads or writes shared arrays) starts on the head alone
+ * whatever came before: the head's sequential code wrote those arrays, and
+ * a first call on all nodes fetches the other nodes' share of them over the
+ * network. Between 2 simulated hosts NPB class A lost 0.4-1.9 s that way
+ * (FT's init_ui and compute_initial_conditions, CG's makea, IS's
+ * create_seq: 2.0-3.2x the one-node time, 1.2-1.4x when they started on
+ * the head). A region that works on its own data (NPB EP's Monte-Carlo
+ * loop, called once: it must start on all nodes to gain) keeps the rule
+ * above. */
 #define FIRST_LONG_NS 5e6
 #define FIRST_WAITED 0.5 /* of the region's time */
 
 static hcrt_place_t first_place(hcrt__place_table_t *t, hcrt__place_region_t *r)
 {
-    int head = t->p.head_first && (t->p.capacity <= 1 || t->first_waited);
+    int head = t->p.head_first &&
+               (t->p.capacity <= 1 || t->first_waited || r->shared_data);
     if (!head) {
         r->choice = HCRT_PLACE_ALL;
         return HCRT_PLACE_ALL;
     }
-    if (t->p.capacity > 1)
+    if (t->p.capacity > 1 && r->shared_data)
+        t->first_shared++;
+    else if (t->p.capacity > 1)
         t->first_head++;
     r->choice = HCRT_PLACE_HEAD;
     r->next_check = t->p.recheck_min;

@@ -79,6 +79,10 @@ typedef struct hcrt__place_region {
      * waits for the other nodes in it (base/wait.h) and its CPU time, ns;
      * 0: not measured */
     double region_ns, wait_ns, cpu_ns;
+    /* the region may read or write shared arrays (the compiler did not
+     * mark it HCRT_REGION_OWN_DATA): with more cores on all nodes its first
+     * call runs on the head alone too (first_place) */
+    uint8_t shared_data;
     uint8_t in_group;    /* takes part in the group try under way */
     uint8_t group_calls; /* its calls on the head in that group try */
 } hcrt__place_region_t;
@@ -116,6 +120,8 @@ typedef struct hcrt__place_table {
      * time, and how many regions started on the head for that reason */
     uint8_t first_waited;
     uint32_t first_head;
+    /* regions that started on the head because they use shared arrays */
+    uint32_t first_shared;
 } hcrt__place_table_t;
 
 /* The defaults the settings table also documents (sched/settings.def). */

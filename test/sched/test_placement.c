@@ -319,6 +319,49 @@ static void test_first_waited(void)
            "HCRT_SCHED_PLACE_HEAD_FIRST=0: all nodes");
 }
 
+/* Several hosts (capacity 2): a region that may read or write shared
+ * arrays (not marked HCRT_REGION_OWN_DATA by the compiler) starts on the
+ * head alone and tries all nodes after recheck_min calls; one that works
+ * on its own data starts on all nodes; HCRT_SCHED_PLACE_HEAD_FIRST=0
+ * starts both on all nodes. */
+static int first_of(int shared_data, int head_first, hcrt__place_table_t *t)
+{
+    hcrt__place_params_t p;
+    hcrt__place_params_default(&p, 2);
+    p.head_first = head_first;
+    hcrt__place_init(t, &p, 8, 0);
+    hcrt__place_region_t *r = hcrt__place_region(t, 7);
+    r->shared_data = (uint8_t)shared_data;
+    int w = (int)hcrt__place_choose(t, r, 0);
+    hcrt__place_record(t, r, 1000000);
+    return w;
+}
+
+static void test_first_shared(void)
+{
+    hcrt__place_table_t t;
+    CHECKF(first_of(1, 1, &t) == HCRT_PLACE_HEAD,
+           "shared arrays: the first call on the head alone");
+    CHECKF(t.first_shared == 1 && t.first_head == 0, "counted %u, %u",
+           t.first_shared, t.first_head);
+    /* all nodes are tried after recheck_min calls, like any choice */
+    hcrt__place_region_t *r = hcrt__place_region(&t, 7);
+    int all = 0;
+    for (uint64_t i = 1; i <= 2 * t.p.recheck_min; i++) {
+        all += hcrt__place_choose(&t, r, i * 1000000) == HCRT_PLACE_ALL;
+        hcrt__place_record(&t, r, 1000000);
+    }
+    CHECKF(all > 0, "all nodes never tried in %u calls", 2 * t.p.recheck_min);
+    hcrt__place_fini(&t);
+    CHECKF(first_of(0, 1, &t) == HCRT_PLACE_ALL,
+           "own data: the first call on all nodes");
+    CHECKF(t.first_shared == 0, "counted %u", t.first_shared);
+    hcrt__place_fini(&t);
+    CHECKF(first_of(1, 0, &t) == HCRT_PLACE_ALL,
+           "HCRT_SCHED_PLACE_HEAD_FIRST=0: all nodes");
+    hcrt__place_fini(&t);
+}
+
 /* An initialisation called twice (its try of the head alone starts at its
  * second call and never ends) does not keep a DSM-hostile region called
  * after it from trying the head for long. */
@@ -657,6 +700,7 @@ int main(int argc, char **argv)
         {"group", test_group},       {"stuck_try", test_stuck_try},
         {"group_loses", test_group_loses}, {"sizes", test_sizes},
         {"short", test_short},       {"first_waited", test_first_waited},
+        {"first_shared", test_first_shared},
         {"cut_try", test_cut_try},   {"overrun", test_overrun},
         {"levels", test_levels},     {"payback", test_payback},
         {NULL, NULL}};

@@ -5,12 +5,14 @@
 #include <hcrt/abi.h>
 #include <stddef.h>
 
-// { i64, ptr, ptr, i32, i32, i32, i32, ptr, ptr }
-_Static_assert(sizeof(hcrt_region_desc_t) == 56, "region desc size");
+// { i64, ptr, ptr, i32, i32, i32, i32, ptr, ptr, i32, i32 }
+_Static_assert(sizeof(hcrt_region_desc_t) == 64, "region desc size");
 _Static_assert(offsetof(hcrt_region_desc_t, line) == 24, "region line");
 _Static_assert(offsetof(hcrt_region_desc_t, nloops) == 36, "region nloops");
 _Static_assert(offsetof(hcrt_region_desc_t, tramp) == 40, "region tramp");
 _Static_assert(offsetof(hcrt_region_desc_t, microtask) == 48, "microtask");
+_Static_assert(offsetof(hcrt_region_desc_t, flags) == 56, "region flags");
+_Static_assert(HCRT_REGION_OWN_DATA == 1, "ForkLowering.cpp flags");
 // { i64, ptr, ptr, ptr, ptr, i32, i32 }
 _Static_assert(sizeof(hcrt_kernel_desc_t) == 48, "kernel desc size");
 _Static_assert(offsetof(hcrt_kernel_desc_t, host_fn) == 32, "kernel host_fn");
@@ -21,7 +23,7 @@ _Static_assert(offsetof(hcrt_module_desc_t, nregions) == 24, "nregions");
 _Static_assert(offsetof(hcrt_module_desc_t, regions) == 32, "regions");
 _Static_assert(offsetof(hcrt_module_desc_t, shared_begin) == 48, "shared");
 _Static_assert(offsetof(hcrt_module_desc_t, shared_bss_end) == 72, "bss end");
-_Static_assert(HCRT_ABI_VERSION == 1, "ModuleDesc.cpp AbiVersion");
+_Static_assert(HCRT_ABI_VERSION == 2, "ModuleDesc.cpp AbiVersion");
 // { i64, ptr, ptr, i32, i32, ptr } (TaskSites.cpp)
 _Static_assert(sizeof(hcrt_task_site_t) == 40, "task site size");
 _Static_assert(offsetof(hcrt_task_site_t, line) == 24, "task site line");

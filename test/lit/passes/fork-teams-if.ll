@@ -14,7 +14,7 @@ define internal void @teams(ptr noalias %g, ptr noalias %b, ptr %x, i32 %n) {
   ret void
 }
 
-; CHECK-DAG: @__hcrt_region.teams = private constant %struct.hcrt_region_desc { i64 {{-?[0-9]+}}, ptr @{{.*}}, ptr @{{.*}}, i32 0, i32 0, i32 2, i32 1, ptr @__hcrt_tramp.teams, ptr @teams }
+; CHECK-DAG: @__hcrt_region.teams = private constant %struct.hcrt_region_desc { i64 {{-?[0-9]+}}, ptr @{{.*}}, ptr @{{.*}}, i32 0, i32 0, i32 2, i32 1, ptr @__hcrt_tramp.teams, ptr @teams, i32 0, i32 0 }
 ; CHECK-LABEL: define void @f(
 ; CHECK-DAG: %hcrt.args{{[0-9]*}} = alloca [1 x ptr]
 ; CHECK-DAG: %hcrt.args{{[0-9]*}} = alloca [2 x ptr]

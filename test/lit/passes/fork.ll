@@ -11,8 +11,8 @@
 @0 = private unnamed_addr constant [20 x i8] c";fork.c;main;12;3;;\00", align 1
 @loc = private unnamed_addr constant %struct.ident_t { i32 0, i32 2, i32 0, i32 22, ptr @0 }, align 8
 
-; CHECK: %struct.hcrt_region_desc = type { i64, ptr, ptr, i32, i32, i32, i32, ptr, ptr }
-; CHECK-DAG: @__hcrt_region.loop.outlined = private constant %struct.hcrt_region_desc { i64 {{-?[0-9]+}}, ptr @__hcrt_region_name{{[.0-9]*}}, ptr @__hcrt_region_file{{[.0-9]*}}, i32 12, i32 0, i32 3, i32 1, ptr @__hcrt_tramp.loop.outlined, ptr @loop.outlined }
+; CHECK: %struct.hcrt_region_desc = type { i64, ptr, ptr, i32, i32, i32, i32, ptr, ptr, i32, i32 }
+; CHECK-DAG: @__hcrt_region.loop.outlined = private constant %struct.hcrt_region_desc { i64 {{-?[0-9]+}}, ptr @__hcrt_region_name{{[.0-9]*}}, ptr @__hcrt_region_file{{[.0-9]*}}, i32 12, i32 0, i32 3, i32 1, ptr @__hcrt_tramp.loop.outlined, ptr @loop.outlined, i32 0, i32 0 }
 ; CHECK-DAG: @__hcrt_region.tasks.outlined = private constant %struct.hcrt_region_desc { i64 {{-?[0-9]+}}, ptr @{{.*}}, ptr @{{.*}}, i32 12, i32 2, i32 0, i32 0,
 ; CHECK-DAG: @__hcrt_region.target.outlined = private constant %struct.hcrt_region_desc { i64 {{-?[0-9]+}}, ptr @{{.*}}, ptr @{{.*}}, i32 12, i32 1, i32 0, i32 0,
 ; CHECK-DAG: @__hcrt_region.plain.outlined = private constant %struct.hcrt_region_desc { i64 {{-?[0-9]+}}, ptr @{{.*}}, ptr @{{.*}}, i32 12, i32 0, i32 0, i32 0,

@@ -10,7 +10,7 @@ name=$(basename "$src" .c)
 work=$build/test/offload/engine
 mkdir -p "$work"
 exe=$work/$name
-if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ]; then
+if [ ! -x "$exe" ] || [ "$src" -nt "$exe" ] || [ "$build/lib/HCCPasses.so" -nt "$exe" ]; then
     "$build/bin/hcc" -fopenmp -O2 "$src" -o "$exe.tmp.$$" && mv "$exe.tmp.$$" "$exe" || exit 1
 fi
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 HCRT_STATS=1
