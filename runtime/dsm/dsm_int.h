@@ -69,6 +69,8 @@ typedef struct dsm_area {
     char *alias;         /* always-RW view of the same pages */
     size_t first;        /* index of its first page in the page arrays */
     int fixed_home;      /* home of every page, or DSM_NO_HOME: policy */
+    uint8_t *untouched;  /* added areas: 1 per page never touched before
+                            start-up (rank 0's, once shared), or NULL */
 } dsm_area_t;
 
 enum { HOME_ALLOC = 0, HOME_BLOCK, HOME_CYCLIC, HOME_FIRST_TOUCH };
@@ -149,6 +151,9 @@ hcrt_status_t hcrt__dsm_range_init(uintptr_t base, size_t size);
 /* Marks in skip[] (a byte per page) the pages of [base, base+len) that a
  * private anonymous mapping holds untouched (zero); returns their count. */
 size_t hcrt__dsm_untouched(uintptr_t base, size_t len, uint8_t *skip);
+/* Start-up, collective, after the hosts are known (init.c): the added
+ * areas' pages rank 0 never touched are no rank of another host's copy. */
+void hcrt__dsm_untouched_share(void);
 void hcrt__dsm_range_fini(void);
 /* Page index of `p` (and its area), or -1 when outside every area. */
 long hcrt__dsm_page_index(uintptr_t p, dsm_area_t **area);

@@ -166,6 +166,8 @@ hcrt_status_t hcrt__dsm_init(MPI_Comm comm)
         st = agree(comm, check_same_layout());
     if (st == HCRT_OK)
         st = agree(comm, hcrt__dsm_shm_init());
+    if (st == HCRT_OK) /* collective: every rank got here */
+        hcrt__dsm_untouched_share();
     if (st == HCRT_OK) /* after shm: off with same-host peers */
         st = agree(comm, hcrt__dsm_migrate_init());
     if (st == HCRT_OK)

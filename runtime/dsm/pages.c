@@ -7,6 +7,7 @@
  * on it wait for dsm.gen to move.
  */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -341,6 +342,58 @@ void hcrt__dsm_live_areas(void)
         live_add(a->first, n);
     }
     size_t w = 0; /* the seeded copies left the cached list */
+    for (size_t i = 0; i < dsm.ncached; i++)
+        if (atomic_load(&dsm.pages[dsm.cached[i]].flags) & PF_CACHED)
+            dsm.cached[w++] = dsm.cached[i];
+    dsm.ncached = w;
+}
+
+/* Start-up, collective, once the hosts are known: a page of an added area
+ * (the globals, homed on rank 0) that rank 0 never touched before
+ * start-up is zero there, and no rank of another host keeps a seeded copy
+ * of it: it starts invalid there (a read before anybody wrote it fetches
+ * a zero page), and the home's directory lists no such reader. The home's
+ * first write of such a page then tells nobody; it used to notify every
+ * other host's rank and wait, once a run (NPB FT class A's init_ui first
+ * writes 321 MiB of zero-initialised globals). Every rank takes rank 0's
+ * view of which pages those are, so the home and the copies agree. */
+void hcrt__dsm_untouched_share(void)
+{
+    for (int i = 1; i < dsm.nareas; i++) {
+        dsm_area_t *a = &dsm.areas[i];
+        size_t n = a->len / DSM_PAGE;
+        int have = a->untouched != NULL && n <= INT_MAX, all = 0;
+        MPI_Allreduce(&have, &all, 1, MPI_INT, MPI_LAND, dsm.coll_comm);
+        if (!all || a->fixed_home != 0)
+            continue;
+        MPI_Bcast(a->untouched, (int)n, MPI_BYTE, 0, dsm.coll_comm);
+        if (!dsm.classify) /* nobody is told anyway: copies self-invalidate */
+            continue;
+        if (dsm.rank == 0) {
+            for (size_t j = 0; j < n; j++)
+                if (a->untouched[j])
+                    atomic_fetch_and(&dsm.dir[a->first + j].readers,
+                                     ~dsm.copy_holders);
+            continue;
+        }
+        if (hcrt__dsm_shm_peer(0))
+            continue; /* rank 0's host: live views (hcrt__dsm_live_areas) */
+        for (size_t j = 0; j < n;) {
+            if (!a->untouched[j]) {
+                j++;
+                continue;
+            }
+            size_t k = j;
+            for (; k < n && a->untouched[k]; k++) {
+                atomic_store(&dsm.pages[a->first + k].flags, 0);
+                atomic_store(&dsm.pages[a->first + k].state, PG_INV);
+            }
+            hcrt__dsm_mprotect(a->base + j * DSM_PAGE, (k - j) * DSM_PAGE,
+                               PROT_NONE);
+            j = k;
+        }
+    }
+    size_t w = 0; /* the seeded copies dropped left the cached list */
     for (size_t i = 0; i < dsm.ncached; i++)
         if (atomic_load(&dsm.pages[dsm.cached[i]].flags) & PF_CACHED)
             dsm.cached[w++] = dsm.cached[i];

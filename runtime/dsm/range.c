@@ -146,7 +146,7 @@ static hcrt_status_t map_area(dsm_area_t *a, off_t off)
     for (size_t o = 0; o < a->len; o += DSM_PAGE)
         if (!(skip && skip[o / DSM_PAGE]) && !page_is_zero(src + o))
             memcpy(a->alias + o, src + o, DSM_PAGE);
-    free(skip);
+    a->untouched = skip; /* hcrt__dsm_untouched_share */
     void *p = mmap((void *)a->base, a->len, PROT_READ, MAP_SHARED | MAP_FIXED,
                    dsm.memfd, off);
     if (p == MAP_FAILED) {
@@ -246,13 +246,13 @@ hcrt_status_t hcrt__dsm_range_init(uintptr_t base, size_t size)
     }
     if ((st = map_fixed_range(base, size)) != HCRT_OK)
         return st;
-    dsm.areas[0] = (dsm_area_t){base, size, NULL, 0, DSM_NO_HOME};
+    dsm.areas[0] = (dsm_area_t){base, size, NULL, 0, DSM_NO_HOME, NULL};
     dsm.nareas = 1;
     size_t first = size / DSM_PAGE;
     for (int i = 0; i < npending; i++) {
         size_t len = pending_areas[i].end - pending_areas[i].begin;
         dsm.areas[dsm.nareas++] =
-            (dsm_area_t){pending_areas[i].begin, len, NULL, first, 0};
+            (dsm_area_t){pending_areas[i].begin, len, NULL, first, 0, NULL};
         first += len / DSM_PAGE;
     }
     dsm.npages = first;
@@ -286,9 +286,12 @@ void hcrt__dsm_range_fini(void)
     if (dsm.nareas > 0)
         mprotect((void *)dsm.areas[0].base, dsm.areas[0].len,
                  PROT_READ | PROT_WRITE);
-    for (int i = 0; i < dsm.nareas; i++)
+    for (int i = 0; i < dsm.nareas; i++) {
         if (dsm.areas[i].alias)
             munmap(dsm.areas[i].alias, dsm.areas[i].len);
+        free(dsm.areas[i].untouched);
+        dsm.areas[i].untouched = NULL;
+    }
     /* Added areas stay mapped (they are the program's globals) but become
      * plain read-write memory again. */
     for (int i = 1; i < dsm.nareas; i++)
