@@ -51,7 +51,7 @@ public:
   OwnData(Function *Microtask, const SetVector<Function *> &Code)
       : Micro(Microtask), Code(Code) {}
 
-  /// Whether the region's code writes only private memory.
+  /// Whether the region's code works on its threads' own data only.
   bool ownOnly();
 
 private:
@@ -264,7 +264,7 @@ bool OwnData::ownOnly() {
 } // namespace
 
 void markRegionData(Module &M) {
-  SmallVector<Function *, 16> Micros;
+  SetVector<Function *> Micros; // a microtask forked from several sites once
   for (Function &F : M)
     for (Instruction &I : instructions(F))
       if (auto *CB = dyn_cast<CallBase>(&I)) {
@@ -273,11 +273,9 @@ void markRegionData(Module &M) {
           if (auto *Micro =
                   dyn_cast<Function>(CB->getArgOperand(2)->stripPointerCasts()))
             if (!Micro->isDeclaration())
-              Micros.push_back(Micro);
+              Micros.insert(Micro);
       }
   for (Function *Micro : Micros) {
-    if (Micro->hasFnAttribute(OwnDataAttr))
-      continue;
     SetVector<Function *> Roots;
     Roots.insert(Micro);
     SetVector<Function *> Code =

@@ -86,10 +86,11 @@ typedef struct hcrt_region_desc {
 
 /* hcrt_region_desc_t.flags */
 enum {
-    /* The region's code writes shared memory only through atomics and
-     * reduction clauses (compiler/passes/RegionData.cpp): its threads
-     * write their own stack slots and threadprivate variables. Between
-     * hosts its first call runs on every node (docs/placement.md). */
+    /* The region's threads work on their own data
+     * (compiler/passes/RegionData.cpp): they write their stack slots and
+     * threadprivate variables, shared memory only through atomics and
+     * reduction clauses, and read no shared array. Between hosts its first
+     * call runs on every node (docs/placement.md). */
     HCRT_REGION_OWN_DATA = 1u << 0
 };
 

@@ -69,8 +69,8 @@ typedef struct dsm_area {
     char *alias;         /* always-RW view of the same pages */
     size_t first;        /* index of its first page in the page arrays */
     int fixed_home;      /* home of every page, or DSM_NO_HOME: policy */
-    uint8_t *untouched;  /* added areas: 1 per page never touched before
-                            start-up (rank 0's, once shared), or NULL */
+    uint8_t *untouched;  /* added areas, until hcrt__dsm_untouched_share:
+                            1 per page never touched before start-up */
 } dsm_area_t;
 
 enum { HOME_ALLOC = 0, HOME_BLOCK, HOME_CYCLIC, HOME_FIRST_TOUCH };

@@ -158,10 +158,15 @@ static size_t claim_run(size_t idx, size_t max, uint8_t from, int home)
     return claim_run_s(idx, 1, max, from, home, 0);
 }
 
+static size_t doubled_to(size_t w, size_t cap)
+{
+    w = w * 2 > cap ? cap : w * 2;
+    return w ? w : 1;
+}
+
 static size_t doubled(size_t w)
 {
-    w = w * 2 > dsm.prefetch_max ? dsm.prefetch_max : w * 2;
-    return w ? w : 1;
+    return doubled_to(w, dsm.prefetch_max);
 }
 
 /* The read stream that goes on at page idx, or -1. */
@@ -313,6 +318,16 @@ static void live_add(size_t first, size_t n)
     pthread_mutex_unlock(&dsm.cache_lock);
 }
 
+/* Start-up: the cached list keeps only the pages still PF_CACHED. */
+static void drop_uncached(void)
+{
+    size_t w = 0;
+    for (size_t i = 0; i < dsm.ncached; i++)
+        if (atomic_load(&dsm.pages[dsm.cached[i]].flags) & PF_CACHED)
+            dsm.cached[w++] = dsm.cached[i];
+    dsm.ncached = w;
+}
+
 /* Start-up, same-host fast path: the added areas (globals, homed on rank
  * 0) were seeded with private copies of the binary's bytes (range.c); on
  * a rank of rank 0's host they become live views of rank 0's master, so
@@ -341,11 +356,36 @@ void hcrt__dsm_live_areas(void)
         hcrt__dsm_map_live_lazy(a->first, n, home);
         live_add(a->first, n);
     }
-    size_t w = 0; /* the seeded copies left the cached list */
-    for (size_t i = 0; i < dsm.ncached; i++)
-        if (atomic_load(&dsm.pages[dsm.cached[i]].flags) & PF_CACHED)
-            dsm.cached[w++] = dsm.cached[i];
-    dsm.ncached = w;
+    drop_uncached(); /* the seeded copies left the cached list */
+}
+
+/* One added area's untouched pages (rank 0's view): out of the home's
+ * reader sets, invalid on ranks of other hosts. */
+static void untouched_apply(dsm_area_t *a, size_t n)
+{
+    if (dsm.rank == 0) {
+        for (size_t j = 0; j < n; j++)
+            if (a->untouched[j])
+                atomic_fetch_and(&dsm.dir[a->first + j].readers,
+                                 ~dsm.copy_holders);
+        return;
+    }
+    if (hcrt__dsm_shm_peer(0))
+        return; /* rank 0's host: live views (hcrt__dsm_live_areas) */
+    for (size_t j = 0; j < n;) {
+        if (!a->untouched[j]) {
+            j++;
+            continue;
+        }
+        size_t k = j;
+        for (; k < n && a->untouched[k]; k++) {
+            atomic_store(&dsm.pages[a->first + k].flags, 0);
+            atomic_store(&dsm.pages[a->first + k].state, PG_INV);
+        }
+        hcrt__dsm_mprotect(a->base + j * DSM_PAGE, (k - j) * DSM_PAGE,
+                           PROT_NONE);
+        j = k;
+    }
 }
 
 /* Start-up, collective, once the hosts are known: a page of an added area
@@ -367,37 +407,12 @@ void hcrt__dsm_untouched_share(void)
         if (!all || a->fixed_home != 0)
             continue;
         MPI_Bcast(a->untouched, (int)n, MPI_BYTE, 0, dsm.coll_comm);
-        if (!dsm.classify) /* nobody is told anyway: copies self-invalidate */
-            continue;
-        if (dsm.rank == 0) {
-            for (size_t j = 0; j < n; j++)
-                if (a->untouched[j])
-                    atomic_fetch_and(&dsm.dir[a->first + j].readers,
-                                     ~dsm.copy_holders);
-            continue;
-        }
-        if (hcrt__dsm_shm_peer(0))
-            continue; /* rank 0's host: live views (hcrt__dsm_live_areas) */
-        for (size_t j = 0; j < n;) {
-            if (!a->untouched[j]) {
-                j++;
-                continue;
-            }
-            size_t k = j;
-            for (; k < n && a->untouched[k]; k++) {
-                atomic_store(&dsm.pages[a->first + k].flags, 0);
-                atomic_store(&dsm.pages[a->first + k].state, PG_INV);
-            }
-            hcrt__dsm_mprotect(a->base + j * DSM_PAGE, (k - j) * DSM_PAGE,
-                               PROT_NONE);
-            j = k;
-        }
+        if (dsm.classify) /* else nobody is told: copies self-invalidate */
+            untouched_apply(a, n);
+        free(a->untouched); /* needed no more */
+        a->untouched = NULL;
     }
-    size_t w = 0; /* the seeded copies dropped left the cached list */
-    for (size_t i = 0; i < dsm.ncached; i++)
-        if (atomic_load(&dsm.pages[dsm.cached[i]].flags) & PF_CACHED)
-            dsm.cached[w++] = dsm.cached[i];
-    dsm.ncached = w;
+    drop_uncached(); /* the seeded copies dropped */
 }
 
 /* ---- home pages: no message unless exempt copies elsewhere must be told */
@@ -432,11 +447,10 @@ static size_t claim_home_run(size_t idx)
 static size_t home_write_window(size_t idx)
 {
     wstream_t *s = write_find(idx);
-    size_t cap =
-        dsm.prefetch_max > HOME_RUN_MAX ? dsm.prefetch_max : HOME_RUN_MAX;
-    if (!s)
-        return 1;
-    return s->window * 2 > cap ? cap : s->window * 2;
+    return s ? doubled_to(s->window, dsm.prefetch_max > HOME_RUN_MAX
+                                         ? dsm.prefetch_max
+                                         : HOME_RUN_MAX)
+             : 1;
 }
 
 /* write_run for a write fault on a read-only home page: the run stops
