@@ -42,7 +42,7 @@
 // LAUNCHED: status 0
 // RUN: bash %S/Inputs/status.sh timeout -k 5 60 %mpirun -np 1 env OMP_NUM_THREADS=2 %t mpi | FileCheck --check-prefix=OWN %s
 // OWN: threads 2 mpi 0 nodes 1
-// OWN-NEXT: MPI_Init by the program: rank 0 of 1, sum 1
+// OWN: MPI_Init by the program: rank 0 of 1, sum 1
 // OWN: status 0
 #include <hcrt/hcrt.h>
 #include <mpi.h>
