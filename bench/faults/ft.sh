@@ -17,10 +17,17 @@
 #   overhead  fault-free task graphs with and without --ft, alternating,
 #             OVH_RUNS (7) runs each: the ratio of the medians of the wall
 #             times (ft_tasks PHASES MS at 3 ranks, for MS 40 and 2)
+#   programs  whole programs someone else wrote: every <bench>.<class>.x of
+#             NPB_DIR (an NPB3.3-OMP-C build made with hcc, outside the
+#             repository; NPB_PROGRAMS to choose), PROG_RUNS (5) runs each
+#             at 3 ranks with the default placement, a random worker
+#             killed at a random time within the program's fault-free wall
+#             time: finished verified, ended saying why (and why), wrong
+#             (finished unverified, or a wrong verification), hung
 # cut needs root (network namespaces). Timings mean little on a loaded
 # machine: the script prints `uptime` before and after.
 set -uo pipefail
-# These measure the cross-node runtime: with every rank on this host,
+# failures and overhead measure the cross-node runtime: with every rank on this host,
 # regions would start on the head alone (docs/placement.md), so they start
 # on all nodes here as between hosts, unless the caller says otherwise.
 export HCRT_SCHED_PLACE_HEAD_FIRST=${HCRT_SCHED_PLACE_HEAD_FIRST:-0}
@@ -79,6 +86,57 @@ failures() {
 }
 
 median() { sort -n | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+
+programs() {
+  local dir=${NPB_DIR:?programs: set NPB_DIR to a directory of hcc-built NPB <bench>.<class>.x}
+  local runs=${PROG_RUNS:-5} progs=${NPB_PROGRAMS:-} out=$work/prog
+  [ -n "$progs" ] || progs=$(cd "$dir" && ls ./*.x | sed 's|^\./||; s|\.x$||')
+  local ok="verification *= *successful\|verification successful"
+  echo
+  echo "| program | fault-free s (3 ranks) | runs | went on, finished verified | no loss (ended first) | ended saying why | why | wrong | hung |"
+  echo "|---|---|---|---|---|---|---|---|---|"
+  RANDOM=${FT_SEED:-1}
+  for p in $progs; do
+    local t0 t1 base same=0 none=0 ended=0 wrong=0 hung=0 why=""
+    t0=$(date +%s.%N)
+    HCRT_SCHED_PLACE_HEAD_FIRST=1 timeout 600 "$HCRUN" -n 3 --oversubscribe --ft \
+      "$dir/$p.x" >"$out" 2>&1
+    t1=$(date +%s.%N)
+    base=$(echo "$t1 - $t0" | bc)
+    grep -qi "$ok" "$out" || {
+      echo "| $p | fault-free run not verified | | | | | | | |"
+      continue
+    }
+    for _ in $(seq "$runs"); do
+      local r=$((1 + RANDOM % 2)) ms t rc w
+      ms=$(echo "$base * 1000 * $((RANDOM % 90 + 5)) / 100" | bc)
+      ms=${ms%.*}
+      t=$(printf %d.%03d $((ms / 1000)) $((ms % 1000)))
+      HCRT_SCHED_PLACE_HEAD_FIRST=1 timeout -k 5 $((${base%.*} * 4 + 60)) \
+        "$HCRUN" -n 3 --oversubscribe --ft --inject-failure "$r@$t:kill" \
+        "$dir/$p.x" >"$out" 2>&1
+      rc=$?
+      if [ $rc = 124 ] || [ $rc = 137 ]; then
+        hung=$((hung + 1))
+      elif [ $rc = 0 ] && ! grep -qi "$ok" "$out"; then
+        wrong=$((wrong + 1))
+      elif grep -qi "verification *= *unsuccessful\|verification failed" "$out"; then
+        wrong=$((wrong + 1))
+      elif [ $rc = 0 ] && grep -q "the job goes on without it" "$out"; then
+        same=$((same + 1))
+      elif [ $rc = 0 ]; then
+        none=$((none + 1))
+      else
+        ended=$((ended + 1))
+        w=$(grep -o "cannot recover from it: [a-z' ]*\|it was shutting down\|still in the runtime's start-up\|it was in the team of" "$out" | head -1 |
+          sed "s/cannot recover from it: //; s/its threads' threadprivate and .*/threadprivate/; s/it was in the team of/in a region/; s/it was shutting down/in the shutdown/; s/still in the runtime's start-up/in the start-up/")
+        why="$why${why:+, }${w:-status $rc}"
+      fi
+    done
+    printf "| %s | %.2f | %d | %d | %d | %d | %s | %d | %d |\n" "$p" "$base" \
+      "$runs" "$same" "$none" "$ended" "${why:--}" "$wrong" "$hung"
+  done
+}
 
 overhead() {
   local runs=${OVH_RUNS:-7}

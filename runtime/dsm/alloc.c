@@ -15,6 +15,7 @@
 #include <sys/mman.h>
 
 #include "base/log.h"
+#include "base/wait.h"
 #include "dsm/dsm_int.h"
 
 #define SPAN_PAGES 16
@@ -334,6 +335,8 @@ void hcrt__dsm_free(void *p)
         return;
     }
     int owner = hcrt__dsm_slice_owner((size_t)idx);
+    if (owner != dsm.rank && hcrt__wait_is_failed(owner))
+        return; /* FT mode: the block went with its lost owner's heap */
     uint64_t bad = owner == dsm.rank
                        ? local_free((uintptr_t)p)
                        : hcrt__dsm_call(owner, M_FREE, (uintptr_t)p, 0, 0, 0);

@@ -332,7 +332,7 @@ uint64_t hcrt__dsm_home_serve(size_t idx, int requester, int claim);
 void hcrt__dsm_serve_diff(int src, dsm_msg_t *m, size_t len);
 void hcrt__dsm_serve_writer(int src, dsm_msg_t *m);
 void hcrt__dsm_serve_notify(int src, dsm_msg_t *m);
-void hcrt__dsm_notify_ack(dsm_msg_t *m);
+void hcrt__dsm_notify_ack(int src, dsm_msg_t *m);
 hcrt_status_t hcrt__dsm_flush(void);
 hcrt_status_t hcrt__dsm_cluster_barrier(void);
 hcrt_status_t hcrt__dsm_final_barrier(void);

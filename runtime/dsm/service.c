@@ -37,7 +37,8 @@ typedef struct pending_send {
 #define MAX_ADOPTED 256
 
 typedef struct deferred {
-    int dest, left;
+    int dest;
+    uint64_t left; /* ranks whose acknowledgement is still due */
     void *msg;
     size_t len;
     const void *data; /* page data sent right after msg (tag DSM_TAG_DATA) */
@@ -61,6 +62,7 @@ static struct {
     MPI_Request *reqs;
     int nsends, cap;
     deferred_t defer[MAX_DEFER];
+    int nfailed_seen; /* hcrt__wait_nfailed() at the last sweep_failed */
     char *inbuf;
 } svc;
 
@@ -140,7 +142,8 @@ static int test_adopted(void)
  * lock may be held for long (deadline < 0: none); other requests owe a
  * quick answer, and a late one is a symptom for the fault detector
  * (base/wait.h). */
-static void wait_done(_Atomic uint32_t *done, int peer, int deadline)
+static void wait_done(_Atomic uint32_t *done, int peer, int deadline,
+                      const char *what)
 {
     /* A short spin, then sleep: spinning longer takes the core from the
      * service thread that must complete the request. */
@@ -151,7 +154,7 @@ static void wait_done(_Atomic uint32_t *done, int peer, int deadline)
     }
     uint32_t zero = 0;
     atomic_compare_exchange_strong(done, &zero, 2);
-    hcrt_wait_t w = {.what = "a DSM request", .peer = peer};
+    hcrt_wait_t w = {.what = what, .peer = peer};
     if (deadline)
         w.deadline = hcrt__wait_reply_deadline();
     while (atomic_load_explicit(done, memory_order_acquire) != 1)
@@ -160,13 +163,37 @@ static void wait_done(_Atomic uint32_t *done, int peer, int deadline)
 
 void hcrt__dsm_wait_done(_Atomic uint32_t *done, int peer)
 {
-    wait_done(done, peer, 1);
+    wait_done(done, peer, 1, "a DSM page fetch from the page's home");
+}
+
+/* What a request waits for, as the fault report names it. */
+static const char *request_name(const dsm_msg_t *m)
+{
+    switch (m ? m->type : 0) {
+    case M_FETCH:
+        return "a DSM page fetch from the page's home";
+    case M_DIFF:
+        return "a DSM write-back (diff) to the page's home";
+    case M_WRITER:
+        return "a DSM write registration at the page's home";
+    case M_ATOMIC:
+        return "an atomic operation on a DSM page it homes";
+    case M_LOCK:
+        return "a DSM lock it manages";
+    case M_FREE:
+        return "free() of a block its threads allocated";
+    case M_SIZE:
+        return "the size of a block its threads allocated (realloc, "
+               "malloc_usable_size)";
+    default:
+        return "a DSM request";
+    }
 }
 
 void hcrt__dsm_wait(dsm_op_t *op)
 {
     const dsm_msg_t *m = op->sbuf;
-    wait_done(&op->done, op->dest, !m || m->type != M_LOCK);
+    wait_done(&op->done, op->dest, !m || m->type != M_LOCK, request_name(m));
 }
 
 uint64_t hcrt__dsm_call(int dest, uint32_t type, uint64_t a, uint64_t b,
@@ -256,6 +283,18 @@ void hcrt__dsm_reply(int dest, const dsm_msg_t *req, uint32_t type, uint64_t a,
     isend(dest, m, len, m, NULL);
 }
 
+/* The ranks declared lost (FT mode), as a notify mask. */
+static uint64_t failed_mask(void)
+{
+    uint64_t m = 0;
+    if (hcrt__wait_nfailed() == 0)
+        return 0;
+    for (int x = 0; x < dsm.size && x < 64; x++)
+        if (hcrt__wait_is_failed(x))
+            m |= 1ULL << x;
+    return m;
+}
+
 /* Sends `msg` (malloc'd, taken over) once every rank in notify_mask has
  * acknowledged a notice that pages [idx, idx+n) are no longer exempt. */
 void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
@@ -263,6 +302,8 @@ void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
                      uint64_t notify_mask)
 {
     int n = (int)((dsm_msg_t *)msg)->b;
+    /* FT mode: a lost rank acknowledges nothing (its copies are gone) */
+    notify_mask &= ~failed_mask();
     if (notify_mask == 0) {
         send_with_data(dest, msg, len, data, dlen, own_data);
         return;
@@ -273,7 +314,7 @@ void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
     if (k == MAX_DEFER)
         hcrt_fatal(HCRT_MOD_DSM, "too many deferred DSM replies");
     svc.defer[k] = (deferred_t){.dest = dest,
-                                .left = __builtin_popcountll(notify_mask),
+                                .left = notify_mask,
                                 .msg = msg,
                                 .len = len,
                                 .data = data,
@@ -303,14 +344,40 @@ static void refresh_exempt(int dest, dsm_msg_t *r)
     }
 }
 
-void hcrt__dsm_notify_ack(dsm_msg_t *m)
+static void defer_acked(deferred_t *d, uint64_t ranks)
 {
-    deferred_t *d = &svc.defer[m->op];
-    if (--d->left == 0) {
+    d->left &= ~ranks;
+    if (d->left != 0)
+        return;
+    if (hcrt__wait_is_failed(d->dest)) { /* FT mode: nobody to answer */
+        free(d->msg);
+        if (d->own_data)
+            free((void *)d->data);
+    } else {
         refresh_exempt(d->dest, d->msg);
         send_with_data(d->dest, d->msg, d->len, d->data, d->dlen, d->own_data);
-        d->msg = NULL;
     }
+    d->msg = NULL;
+}
+
+void hcrt__dsm_notify_ack(int src, dsm_msg_t *m)
+{
+    defer_acked(&svc.defer[m->op], 1ULL << src);
+}
+
+/* FT mode: once a rank was lost, the replies that wait for its
+ * acknowledgements go without them (its copies went with it). */
+static int sweep_failed(void)
+{
+    int n = hcrt__wait_nfailed();
+    if (n == svc.nfailed_seen)
+        return 0;
+    svc.nfailed_seen = n;
+    uint64_t lost = failed_mask();
+    for (int k = 0; k < MAX_DEFER; k++)
+        if (svc.defer[k].msg && (svc.defer[k].left & lost))
+            defer_acked(&svc.defer[k], lost);
+    return 1;
 }
 
 static void post_submitted(void)
@@ -412,7 +479,7 @@ static void dispatch(int src, dsm_msg_t *m, size_t len)
         hcrt__dsm_serve_notify(src, m);
         break;
     case M_NOTIFY_R:
-        hcrt__dsm_notify_ack(m);
+        hcrt__dsm_notify_ack(src, m);
         break;
     case M_ATOMIC:
         hcrt__dsm_atomic_serve(src, m);
@@ -580,6 +647,7 @@ static void *service_main(void *arg)
             busy |= test_adopted();
         while (receive_one())
             busy = 1;
+        busy |= sweep_failed();
         hcrt__bell_flush(&hcrt__dsm_bell); /* after the pass's sends */
         if (busy)
             last_busy = hcrt__dsm_now_ns(), svc.bell_at = 0;

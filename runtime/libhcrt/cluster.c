@@ -705,6 +705,14 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                       .total = total,
                       .region_id = region->id,
                       .loc = loc};
+    if (hcrt__cluster_ft_head_only() && total >= hcrt__size() &&
+        hcrt__cluster_place_tls_at_head()) {
+        /* FT mode after a loss: the whole logical team on the head, each
+         * thread with the threadprivate image the head holds (else the
+         * head's own threads' TLS is current: the local fork below) */
+        run_head_alone(loc, region, args, total, st);
+        return 1;
+    }
     if (total < hcrt__size() || region->nargs > CMD_MAX_ARGS ||
         hcrt__cluster_ft_head_only() || region->nargs < 0 ||
         !args_shareable(region, args, &cmd)) {
@@ -743,7 +751,7 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     reset_slots();
     if (hcrt__dsm_release() != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM release failed at a fork");
-    hcrt__cluster_ft_fork(loc);
+    hcrt__cluster_ft_fork(region);
     bcast_cmd(&cmd);
     if (cmd.payload)
         bcast_tls(&cmd, args);
@@ -757,6 +765,7 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     uint64_t w0 = first ? hcrt__wait_thread_ns() : 0;
     uint64_t c0 = first ? thread_cpu_ns() : 0;
     run_region(loc, region, args, total, &cmd.icv, cmd.tasks);
+    hcrt__cluster_ft_joined();
     cmd_idle_since = hcrt__now_ns(); /* the workers' spin starts about now */
     if (first)
         hcrt__cluster_place_first_done(cmd_idle_since - t0,

@@ -162,8 +162,10 @@ void hcrt__cluster_ft_send(void *buf, int len, const char *what);
 /* bell: the one the sender rings (base/wait.h), or NULL */
 void hcrt__cluster_ft_recv(void *buf, int len, const char *what,
                            uint64_t spin_ns, struct hcrt_bell *bell);
-/* The head forks a region on every node (a loss then cannot be recovered). */
-void hcrt__cluster_ft_fork(const hcrt_ident_t *loc);
+/* The head forks a region on every node, and has joined it: a worker lost
+ * between the two cannot be recovered (regions are not transactions). */
+void hcrt__cluster_ft_fork(const hcrt_region_desc_t *region);
+void hcrt__cluster_ft_joined(void);
 /* A rank was lost: regions run on the head alone. */
 int hcrt__cluster_ft_head_only(void);
 /* The head's lost ranks (bit r), carried by the exit command; a worker

@@ -5,11 +5,21 @@
  * worker instead of by MPI_Ibcast, whose tree would pass through a lost
  * rank; the exit command carries the head's set of lost ranks, so every
  * survivor builds the same communicators over the survivors at shutdown.
- * After a loss, regions run on the head alone.
+ * After a loss, regions run on the head alone (the whole logical team).
  *
- * Regions are not transactions yet: once a region ran on every node, a
- * worker's loss takes the DSM pages it homes and its threads' stacks with
- * it, and the job ends saying so (hcrt__ft_unrecoverable). So does a
+ * Regions are not transactions yet: a worker lost while a region runs on
+ * every node (from the fork to the head's join) ends the job saying so
+ * (hcrt__ft_unrecoverable). One lost between such regions - the head in
+ * its sequential code or in regions it runs alone - held nothing the
+ * program still needs, with two exceptions: threadprivate and
+ * _Thread_local values of its threads (they persist between regions:
+ * refused unless the head holds the images of every thread, as after
+ * calls it ran alone, docs/placement.md; later regions then install
+ * them), and DSM pages
+ * it homes (memory its threads allocated, its stacks, pages whose home
+ * moved there). The head's valid copies of those pages are current (the
+ * worker wrote nothing since the join); a later access that needs the
+ * lost home waits for it, and that wait ends the job naming it. So does a
  * home policy that puts the head's heap pages on workers.
  */
 #include <stdatomic.h>
@@ -20,6 +30,7 @@
 #include "base/wait.h"
 #include "dsm/dsm.h"
 #include "libhcrt/cluster.h"
+#include "libhcrt/cluster_place.h"
 #include "libhcrt/fault/ft.h"
 #include "libhcrt/runtime.h"
 
@@ -33,17 +44,18 @@ static MPI_Comm comm_of_cmds(void)
     return cmd_comm != MPI_COMM_NULL ? cmd_comm : hcrt__comm_world();
 }
 static atomic_ulong nforks;
-static const hcrt_ident_t *_Atomic first_fork;
+static const hcrt_region_desc_t *_Atomic first_fork;
+static const hcrt_region_desc_t *_Atomic spread; /* forked, not joined */
 
-/* "file:line" of clang's ";file;function;line;col;;". */
-static const char *where(const hcrt_ident_t *loc, char *buf, size_t len)
+/* "file:line" of a region's descriptor, else its outlined function. */
+static const char *where(const hcrt_region_desc_t *r, char *buf, size_t len)
 {
-    char file[256];
-    int line = 0;
-    if (!loc || !loc->psource ||
-        sscanf(loc->psource, ";%255[^;];%*[^;];%d", file, &line) != 2)
+    if (r && r->file && r->file[0] && r->line > 0)
+        snprintf(buf, len, "%s:%d", r->file, (int)r->line);
+    else if (r && r->name)
+        snprintf(buf, len, "%s (build with -g for its line)", r->name);
+    else
         return "an unknown place";
-    snprintf(buf, len, "%s:%d", file, line);
     return buf;
 }
 
@@ -51,21 +63,39 @@ static void lost_cb(int rank, void *arg)
 {
     char buf[300];
     (void)arg;
+    const hcrt_region_desc_t *now = atomic_load(&spread);
     unsigned long n = atomic_load(&nforks);
-    if (n)
+    if (now)
         hcrt__ft_unrecoverable(
             rank,
-            "it took part in %lu parallel region(s) run on every node (the "
-            "first at %s), so part of the program's shared memory (DSM "
-            "pages it homes, its threads' stacks) was there; region "
-            "transactions are not implemented, so cluster regions cannot "
-            "be re-run",
-            n, where(atomic_load(&first_fork), buf, sizeof buf));
+            "it was in the team of the parallel region at %s, which was "
+            "running on every node; region transactions are not "
+            "implemented, so the region cannot be re-run without it",
+            where(now, buf, sizeof buf));
+    if (n && hcrt__cluster_place_tls_bytes() &&
+        !hcrt__cluster_place_tls_at_head())
+        hcrt__ft_unrecoverable(
+            rank,
+            "its threads' threadprivate and _Thread_local variables (%zu "
+            "bytes a thread), which keep their values from one parallel "
+            "region to the next, were there: the last region(s) before the "
+            "loss ran on every node (%lu in all, the first at %s), and the "
+            "head had no copy of their values",
+            hcrt__cluster_place_tls_bytes(), n,
+            where(atomic_load(&first_fork), buf, sizeof buf));
     if (!hcrt__dsm_homes_own())
         hcrt__ft_unrecoverable(rank,
                                "with HCRT_DSM_HOME other than `alloc` it "
                                "may home pages of the head's heap; region "
                                "transactions are not implemented");
+    if (n)
+        hcrt_warn(HCRT_MOD_CORE,
+                  "rank %d was lost between parallel regions (it took part "
+                  "in %lu on every node): later regions run on the head "
+                  "alone; data only it held (blocks its threads allocated, "
+                  "pages it served) is gone: an access that needs it ends "
+                  "the job saying so",
+                  rank, n);
 }
 
 void hcrt__cluster_ft_init(MPI_Comm fork_comm)
@@ -87,15 +117,31 @@ int hcrt__cluster_ft_p2p(void)
     return hcrt__ft_on();
 }
 
-void hcrt__cluster_ft_fork(const hcrt_ident_t *loc)
+void hcrt__cluster_ft_fork(const hcrt_region_desc_t *region)
 {
+    atomic_store(&spread, region);
     if (atomic_fetch_add(&nforks, 1) == 0)
-        atomic_store(&first_fork, loc);
+        atomic_store(&first_fork, region);
+}
+
+void hcrt__cluster_ft_joined(void)
+{
+    atomic_store(&spread, NULL);
 }
 
 int hcrt__cluster_ft_head_only(void)
 {
-    return hcrt__ft_on() && hcrt__ft_nlost() > 0;
+    if (!hcrt__ft_on())
+        return 0;
+    /* a worker killed just before this fork is suspected already: wait
+     * for the detector's decision rather than send the region to it (a
+     * region it is in cannot be recovered) */
+    double waited = hcrt__ft_await_settled();
+    if (waited > 0)
+        hcrt_debug(HCRT_MOD_CORE,
+                   "a fork waited %.3f s for the fault detector's decision",
+                   waited);
+    return hcrt__ft_nlost() > 0;
 }
 
 uint64_t hcrt__cluster_ft_lost_mask(void)

@@ -27,6 +27,7 @@
 #include <inttypes.h>
 #include <link.h>
 #include <mpi.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -57,11 +58,14 @@ static const hcrt_region_desc_t *descs[PLACE_SLOTS]; /* per table slot */
 
 /* threadprivate images */
 static size_t tls_len;   /* bytes of the executable's TLS block */
+static size_t exe_tls;   /* the same, also when images cannot move */
 static size_t tls_modid; /* its module id (1) */
 static char *img;        /* head: total x tls_len; worker: its threads' */
 static size_t img_cap;
-static int img_total;   /* team size the head's images are for */
-static int tls_on_head; /* the head holds the images of every thread */
+static int img_total; /* team size the head's images are for */
+/* the head holds the images of every thread (atomic: FT mode's loss
+ * callback reads it on the detector's thread) */
+static _Atomic int tls_on_head;
 static int tls_pending; /* worker: install the received images */
 static int eager;       /* images travel after every call on all nodes */
 static int due_total;   /* head: a call on all nodes sent images (total) */
@@ -98,6 +102,7 @@ void hcrt__cluster_place_init(void)
     hcrt__place_params_t p;
 
     dl_iterate_phdr(find_exe_tls, NULL);
+    exe_tls = tls_len;
     if (tls_len) {
         char *b = tls_block();
         if (&tls_probe >= b && &tls_probe < b + tls_len) {
@@ -313,6 +318,16 @@ void hcrt__cluster_place_tls_recv(int total)
     tls_pending = 1;
 }
 
+size_t hcrt__cluster_place_tls_bytes(void)
+{
+    return exe_tls;
+}
+
+int hcrt__cluster_place_tls_at_head(void)
+{
+    return tls_len && atomic_load(&tls_on_head);
+}
+
 void hcrt__cluster_place_tls_enter(int local_tid)
 {
     if (tls_pending)
@@ -383,9 +398,10 @@ void hcrt__cluster_place_run_head(hcrt_ident_t *loc,
     hcrt_cluster_team_t t;
 
     if (tls_len && !tls_on_head) {
-        if (img_fresh && img_total == total) /* sent after the last call */
-            tls_on_head = 1, tls_moves++;
-        else
+        if (img_fresh && img_total == total) { /* sent after the last call */
+            tls_on_head = 1;
+            tls_moves++;
+        } else
             tls_pull(total);
     }
     hcrt__cluster_team_of(total, 0, &t);

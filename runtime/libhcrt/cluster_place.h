@@ -66,6 +66,12 @@ void hcrt__cluster_place_tls_send(int total);
 void hcrt__cluster_place_tls_prepare(int total);
 void hcrt__cluster_place_tls_recv(int total);
 void hcrt__cluster_place_tls_enter(int local_tid);
+/* Bytes of the executable's TLS block (threadprivate, _Thread_local) a
+ * thread, 0 without one; also when images cannot move (-static-hcrt). */
+size_t hcrt__cluster_place_tls_bytes(void);
+/* Head: whether it holds the current TLS images of every thread (the
+ * calls since the last one on all nodes ran on the head alone). */
+int hcrt__cluster_place_tls_at_head(void);
 void hcrt__cluster_place_tls_leave(int local_tid);
 void hcrt__cluster_place_tls_done(int total);
 void hcrt__cluster_place_tls_drain(void);

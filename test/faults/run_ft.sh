@@ -9,12 +9,20 @@
 # the other; "none" injects nothing (a fault-free run with --ft); "head"
 # kills rank 0 (the job must end with the report, non-zero); "dsm" kills a
 # worker of fault_phases' cluster loops (the job must end saying it cannot
-# recover). The failing rank and the time are random (seeded by FT_SEED,
+# recover); "between" kills a worker while the head computes alone between
+# parallel regions run on every node (ft_between: the job must finish with
+# the fault-free output), "between-alloc" the same with a block the worker
+# allocated read and freed after the loss (one host: finishes too),
+# "between-tp" the same with threadprivate data (the job must end saying
+# why), "between-tp-placed" with threadprivate data and region placement
+# on (regions move to the head with their threads' images: the job goes
+# on with the fault-free output, or ends saying why when the last region
+# before the loss ran on every node). The failing rank and the time are random (seeded by FT_SEED,
 # printed). CLUSTER (default 1) is HCRT_CLUSTER. FT_LOG=FILE appends the
 # runtime's lines about the recovery (report, statistics) to FILE. Prints one line
 # "PASS|FAIL ..." and exits 0 on PASS (77: skipped, also when the loss
 # came during the runtime's start-up: the job ends then). Environment: HCRUN,
-# FT_TASKS, FAULT_PHASES (the programs), FT_SEED, FT_PHASES (the graphs'
+# FT_TASKS, FT_BETWEEN, FAULT_PHASES (the programs), FT_SEED, FT_PHASES (the graphs'
 # count; default 8, 14 with a stop or cut, 8 more with two losses).
 set -uo pipefail
 np=$1 kinds=$2 cluster=${3:-1}
@@ -35,7 +43,7 @@ say() {
   # bench/faults/ft.sh keeps what the runtime said about the recovery
   [ -n "${FT_LOG:-}" ] && grep -hE "FT mode|cannot recover|^hcrun:" "$out.err" 2>/dev/null |
     sed "s/^/[$seed] /" >>"$FT_LOG"
-  echo "$1 np$np $kinds cluster=$cluster seed=$seed${inject:+ ($inject)}: $2 (status $rc, $elapsed s)"
+  echo "$1 np$np $kinds cluster=$cluster seed=$seed${inject:+ ($inject)}${inject_note:+ ($inject_note)}: $2 (status $rc, $elapsed s)"
   [ "$1" = PASS ] || [ "$1" = SKIP ] || { echo "---- stdout ----"; cat "$out.out"; echo "---- stderr ----"; grep -v "PMIX ERROR" "$out.err" | tail -30; }
   [ "$1" = SKIP ] && exit 77
   [ "$1" = PASS ]
@@ -49,12 +57,18 @@ phases=8
 phases=${FT_PHASES:-$phases}
 args=(-n "$np" --oversubscribe)
 [[ $kinds == *cut* ]] && args=(--netns "$np")
-inject=""
+inject="" inject_note="" lost=""
 when() { echo "$1.$((RANDOM % 10))"; }
 case $kinds in
 none) ;;
 head) inject="0@$(when $((2 + RANDOM % 2))):kill" ;;
 dsm) inject="$((1 + RANDOM % (np - 1)))@3:kill" ;;
+between-tp-placed) # placement may run any region on the head: a time
+  lost=$((1 + RANDOM % (np - 1)))
+  inject="$lost@$(when $((2 + RANDOM % 4))):kill" ;;
+between*) # the program's last thread's node kills itself after a region
+  kp=$((1 + RANDOM % 4)) kd=$((100 + RANDOM % 200))
+  lost=$((np - 1)) ;;
 *)
   r1=$((1 + RANDOM % (np - 1))) k1=${kinds%%,*}
   t1=$((1 + RANDOM % 3))
@@ -72,10 +86,37 @@ esac
 # the fault-free output: the program computes the same graphs without the
 # runtime's devices when it runs on one rank (kernels on the host, 0 ms)
 ref=$out.ref
-"$hcrun" -n 1 "$prog" "$phases" 0 >"$ref" 2>"$out.referr" ||
-  { rc=$? elapsed=0; say FAIL "the reference run failed"; }
+if [[ $kinds == between* ]]; then
+  # 12 phases of 0.6 s, every region on every node (between-tp-placed:
+  # region placement moves the regions to the head after their first
+  # calls, and the threadprivate images with them); the reference is the
+  # fault-free run on as many ranks (threadprivate sums count the threads)
+  mode=${kinds#between} mode=${mode#-}
+  if [ "$mode" = tp-placed ]; then
+    mode=tp
+  else
+    export HCRT_SCHED_PLACE=0
+  fi
+  bin=${FT_BETWEEN:-ft_between}
+  [ "$mode" = tp ] && bin=${bin}_tp
+  cmd=("$bin" "${mode:-plain}" 8)
+  "$hcrun" -n "$np" --oversubscribe "${cmd[@]}" >"$ref" 2>"$out.referr" ||
+    { rc=$? elapsed=0; say FAIL "the reference run failed"; }
+  if [ -z "$inject" ]; then
+    cmd+=("$kp" "$kd")
+    inject_note="rank $lost kills itself ${kd} ms after region $kp"
+  fi
+else
+  "$hcrun" -n 1 "$prog" "$phases" 0 >"$ref" 2>"$out.referr" ||
+    { rc=$? elapsed=0; say FAIL "the reference run failed"; }
+fi
 if [ "$kinds" = dsm ]; then
+  # every region on every node (placement could keep them on the head,
+  # and a worker idle between regions is recovered)
+  export HCRT_SCHED_PLACE=0
   cmd=("${FAULT_PHASES:-fault_phases}" loop 10)
+elif [[ $kinds == between* ]]; then
+  :
 else
   cmd=("$prog" "$phases" 40)
 fi
@@ -94,12 +135,49 @@ head)
   say PASS "the head's loss ends the job with the report"
   ;;
 dsm)
+  # the loops fork a region every ~2 ms: a loss found in the microseconds
+  # between two of them is one between regions, and the job goes on
+  if [ "$rc" = 0 ] && grep -q "was lost between parallel regions" "$out.err"; then
+    say PASS "the loss fell between two regions: the job went on"
+  fi
   [ "$rc" != 0 ] || say FAIL "the job ended with status 0 after a loss in cluster regions"
-  grep -q "fault: rank ${inject%%@*} (host [^)]*) was lost and hcc cannot recover from it: it took part in [0-9]* parallel region(s)" "$out.err" ||
-    say FAIL "no 'cannot recover' line naming the cluster regions"
+  grep -q "fault: rank ${inject%%@*} (host [^)]*) was lost and hcc cannot recover from it: it was in the team of the parallel region at .*fault_phases.c:[0-9]*, which was running on every node" "$out.err" ||
+    say FAIL "no 'cannot recover' line naming the cluster region"
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["outcome"]=="the job ends" and "region" in r["cannot_recover"], r' "$out.json" ||
     say FAIL "the JSON report does not say why the job ended"
   say PASS "ends with 'cannot recover': cluster regions"
+  ;;
+between*)
+  r=$lost
+  prefix_ok() {
+    local n
+    n=$(wc -l <"$out.out")
+    [ "$(head -n "$n" "$ref" | md5sum)" = "$(md5sum <"$out.out")" ] ||
+      say FAIL "a wrong line before the job ended"
+  }
+  if [ "$kinds" = between-tp-placed ] && [ "$rc" = 70 ]; then
+    # the last region before the loss ran on every node (the images were
+    # on the workers), or the loss was found after the next fork to all
+    # nodes: the job must end saying which
+    prefix_ok
+    grep -q "rank $r (host [^)]*) was lost and hcc cannot recover from it: its threads' threadprivate" "$out.err" &&
+      say PASS "the last region before the loss ran on every node: the job ended naming threadprivate data"
+    grep -q "rank $r (host [^)]*) was lost and hcc cannot recover from it: it was in the team of the parallel region at .*ft_between.c:[0-9]*" "$out.err" &&
+      say PASS "the loss was found in a region run on every node: the job ended saying so"
+    say FAIL "the job ended without saying why"
+  fi
+  if [ "$kinds" = between-tp ]; then
+    [ "$rc" = 70 ] || say FAIL "the job did not end with status 70 after losing threadprivate data"
+    grep -q "rank $r (host [^)]*) was lost and hcc cannot recover from it: its threads' threadprivate and _Thread_local variables (8 bytes a thread)" "$out.err" ||
+      say FAIL "no 'cannot recover' line naming threadprivate data"
+    prefix_ok
+    say PASS "ends with 'cannot recover': threadprivate data"
+  fi
+  grep -q "rank $r was lost between parallel regions (it took part in [0-9]* on every node)" "$out.err" ||
+    say FAIL "no warning that the rank was lost between parallel regions"
+  lost_line "$r" >/dev/null || say FAIL "no report that rank $r was lost and the job went on"
+  grep -q "fault: FT mode: the job finished without rank(s) .*$r (" "$out.err" ||
+    say FAIL "the head's summary does not name lost rank $r"
   ;;
 esac
 # A cut node takes its Open MPI daemon with it: mpirun (ORTE 4.1) ends the
@@ -128,10 +206,11 @@ if [ "$kinds" = none ]; then
   ! grep -q "fault: rank" "$out.err" || say FAIL "a fault report without a failure"
   say PASS "fault-free run with --ft: same output"
 fi
-for spec in ${inject//,/ }; do
+[[ $kinds == between* ]] && specs="" || specs=${inject//,/ }
+for spec in $specs; do
   r=${spec%%@*}
   lost_line "$r" >/dev/null || say FAIL "no report that rank $r was lost and the job went on"
   grep -q "fault: FT mode: the job finished without rank(s) .*$r (" "$out.err" ||
     say FAIL "the head's summary does not name lost rank $r"
 done
-say PASS "finished with the fault-free output after losing rank(s) $(for s in ${inject//,/ }; do printf '%s ' "${s%%@*}"; done)"
+say PASS "finished with the fault-free output after losing rank(s) ${lost:-$(for s in ${inject//,/ }; do printf '%s ' "${s%%@*}"; done)}"

@@ -45,6 +45,26 @@ int hcrt__ft_nlost(void)
     return hcrt__wait_nfailed();
 }
 
+int hcrt__ft_unsettled(void)
+{
+    return atomic_load(&hcrt__fd.unsettled);
+}
+
+double hcrt__ft_await_settled(void)
+{
+    fd_state_t *f = &hcrt__fd;
+    if (!ft_on || !atomic_load(&f->unsettled))
+        return 0;
+    /* a suspicion turns into a case after the correlation window, and a
+     * case is decided within the probe time */
+    uint64_t t0 = hcrt__fd_now();
+    uint64_t end = t0 + (uint64_t)((f->window + f->probe_time + 0.25) * 1e9);
+    struct timespec nap = {0, 1000000};
+    while (atomic_load(&f->unsettled) && hcrt__fd_now() < end)
+        nanosleep(&nap, NULL);
+    return (double)(hcrt__fd_now() - t0) * 1e-9;
+}
+
 int hcrt__ft_live(int *ranks, int max)
 {
     int n = 0;

@@ -233,6 +233,19 @@ static void report_cost(fd_state_t *f)
               (unsigned)atomic_load(&f->seq));
 }
 
+/* Ranks under suspicion: a symptom group about a rank not declared lost
+ * whose case is not decided (a group decided alive is dropped). */
+static int unsettled(fd_state_t *f)
+{
+    int n = 0;
+    for (int i = 0; i < FD_MAX_GROUPS; i++) {
+        const fd_group_t *g = &f->corr.g[i];
+        n += g->used && g->subject >= 0 && g->subject < f->size &&
+             !f->peers[g->subject].ft_lost;
+    }
+    return n + hcrt__fd_cases_open();
+}
+
 static void *detector_main(void *arg)
 {
     fd_state_t *f = arg;
@@ -265,6 +278,7 @@ static void *detector_main(void *arg)
         }
         handle_poll(f, p, n, nconn, conn_of);
         timers(f, now);
+        atomic_store(&f->unsettled, unsettled(f));
     }
     report_cost(f);
     return NULL;
