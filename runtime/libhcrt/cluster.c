@@ -37,6 +37,7 @@
 #include "libhcrt/cluster_loops.h"
 #include "libhcrt/cluster_place.h"
 #include "libhcrt/fault/fault.h"
+#include "libhcrt/fault/ft.h"
 #include "libhcrt/heap.h"
 #include "libhcrt/observe.h"
 #include "libhcrt/runtime.h"
@@ -705,17 +706,18 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                       .total = total,
                       .region_id = region->id,
                       .loc = loc};
-    if (hcrt__cluster_ft_head_only() && total >= hcrt__size() &&
-        hcrt__cluster_place_tls_at_head()) {
+    int ft_head = hcrt__cluster_ft_head_only(); /* FT mode, after a loss */
+    if (ft_head)
+        hcrt__ft_count_head_alone();
+    if (ft_head && total >= hcrt__size() && hcrt__cluster_place_tls_at_head()) {
         /* FT mode after a loss: the whole logical team on the head, each
          * thread with the threadprivate image the head holds (else the
          * head's own threads' TLS is current: the local fork below) */
         run_head_alone(loc, region, args, total, st);
         return 1;
     }
-    if (total < hcrt__size() || region->nargs > CMD_MAX_ARGS ||
-        hcrt__cluster_ft_head_only() || region->nargs < 0 ||
-        !args_shareable(region, args, &cmd)) {
+    if (total < hcrt__size() || region->nargs > CMD_MAX_ARGS || ft_head ||
+        region->nargs < 0 || !args_shareable(region, args, &cmd)) {
         __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         nt = total; /* the team the program asked for, on the head */

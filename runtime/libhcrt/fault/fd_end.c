@@ -195,8 +195,9 @@ void hcrt__fault_ft_done(int status)
                         "FT mode: the job finished without rank(s) %s: %ld "
                         "target task(s) re-run on the survivors, %ld bytes "
                         "sent again, %.2f s from the tasks' first failures "
-                        "to their completion",
-                        lost, tasks, bytes, s);
+                        "to their completion, %ld parallel region call(s) "
+                        "run on the head alone after the loss",
+                        lost, tasks, bytes, s, hcrt__ft_head_alone());
     }
     hcrt__fd_notify_launcher("HCRT-FT-DONE", status & 0xff);
 }

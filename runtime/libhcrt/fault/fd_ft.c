@@ -288,6 +288,18 @@ MPI_Comm hcrt__ft_comm(MPI_Comm comm)
     return out;
 }
 
+static atomic_long n_head_alone;
+
+void hcrt__ft_count_head_alone(void)
+{
+    atomic_fetch_add(&n_head_alone, 1);
+}
+
+long hcrt__ft_head_alone(void)
+{
+    return atomic_load(&n_head_alone);
+}
+
 void hcrt__ft_count_redo(long tasks, long bytes, double seconds)
 {
     pthread_mutex_lock(&count_lock);

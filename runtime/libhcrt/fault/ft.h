@@ -59,5 +59,8 @@ _Noreturn void hcrt__ft_unrecoverable(int rank, const char *fmt, ...)
 /* What recovery re-did, for the report and HCRT_STATS. */
 void hcrt__ft_count_redo(long tasks, long bytes, double seconds);
 void hcrt__ft_counts(long *losses, long *tasks, long *bytes, double *seconds);
+/* A parallel region call the head ran alone because a worker was lost. */
+void hcrt__ft_count_head_alone(void);
+long hcrt__ft_head_alone(void);
 
 #endif /* HCRT_FT_H */
