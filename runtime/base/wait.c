@@ -70,6 +70,11 @@ int hcrt__wait_is_failed(int rank)
     return (atomic_load(&failed[rank / 64]) >> (rank % 64)) & 1;
 }
 
+uint64_t hcrt__wait_failed_mask(void)
+{
+    return atomic_load(&failed[0]);
+}
+
 int hcrt__wait_failed_for(int peer)
 {
     if (!atomic_load_explicit(&nfailed, memory_order_relaxed))

@@ -118,6 +118,8 @@ MPI_Comm hcrt__wait_live_comm(MPI_Comm comm);
 /* Declares `rank` failed; every wait involving it calls the policy. */
 void hcrt__wait_peer_failed(int rank);
 int hcrt__wait_is_failed(int rank);
+/* Ranks 0-63 declared failed, bit r for rank r. */
+uint64_t hcrt__wait_failed_mask(void);
 /* The failed rank a wait for `peer` must give up on, or -1. */
 int hcrt__wait_failed_for(int peer);
 

@@ -161,9 +161,11 @@ static void wait_done(_Atomic uint32_t *done, int peer, int deadline,
         hcrt__wait_word(done, 2, &w);
 }
 
+#define FETCH_WHAT "a DSM page fetch from the page's home"
+
 void hcrt__dsm_wait_done(_Atomic uint32_t *done, int peer)
 {
-    wait_done(done, peer, 1, "a DSM page fetch from the page's home");
+    wait_done(done, peer, 1, FETCH_WHAT);
 }
 
 /* What a request waits for, as the fault report names it. */
@@ -171,7 +173,7 @@ static const char *request_name(const dsm_msg_t *m)
 {
     switch (m ? m->type : 0) {
     case M_FETCH:
-        return "a DSM page fetch from the page's home";
+        return FETCH_WHAT;
     case M_DIFF:
         return "a DSM write-back (diff) to the page's home";
     case M_WRITER:
@@ -283,18 +285,6 @@ void hcrt__dsm_reply(int dest, const dsm_msg_t *req, uint32_t type, uint64_t a,
     isend(dest, m, len, m, NULL);
 }
 
-/* The ranks declared lost (FT mode), as a notify mask. */
-static uint64_t failed_mask(void)
-{
-    uint64_t m = 0;
-    if (hcrt__wait_nfailed() == 0)
-        return 0;
-    for (int x = 0; x < dsm.size && x < 64; x++)
-        if (hcrt__wait_is_failed(x))
-            m |= 1ULL << x;
-    return m;
-}
-
 /* Sends `msg` (malloc'd, taken over) once every rank in notify_mask has
  * acknowledged a notice that pages [idx, idx+n) are no longer exempt. */
 void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
@@ -303,7 +293,7 @@ void hcrt__dsm_defer(int dest, void *msg, size_t len, const void *data,
 {
     int n = (int)((dsm_msg_t *)msg)->b;
     /* FT mode: a lost rank acknowledges nothing (its copies are gone) */
-    notify_mask &= ~failed_mask();
+    notify_mask &= ~hcrt__wait_failed_mask();
     if (notify_mask == 0) {
         send_with_data(dest, msg, len, data, dlen, own_data);
         return;
@@ -373,7 +363,7 @@ static int sweep_failed(void)
     if (n == svc.nfailed_seen)
         return 0;
     svc.nfailed_seen = n;
-    uint64_t lost = failed_mask();
+    uint64_t lost = hcrt__wait_failed_mask();
     for (int k = 0; k < MAX_DEFER; k++)
         if (svc.defer[k].msg && (svc.defer[k].left & lost))
             defer_acked(&svc.defer[k], lost);

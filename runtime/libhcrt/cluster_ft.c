@@ -146,11 +146,7 @@ int hcrt__cluster_ft_head_only(void)
 
 uint64_t hcrt__cluster_ft_lost_mask(void)
 {
-    uint64_t m = 0;
-    for (int r = 1; r < hcrt__size() && r < FT_MAX_RANKS; r++)
-        if (hcrt__ft_lost(r))
-            m |= 1ULL << r;
-    return m;
+    return hcrt__wait_failed_mask() & ~1ULL; /* FT_MAX_RANKS: one word */
 }
 
 void hcrt__cluster_ft_adopt(uint64_t lost)

@@ -45,11 +45,6 @@ int hcrt__ft_nlost(void)
     return hcrt__wait_nfailed();
 }
 
-int hcrt__ft_unsettled(void)
-{
-    return atomic_load(&hcrt__fd.unsettled);
-}
-
 double hcrt__ft_await_settled(void)
 {
     fd_state_t *f = &hcrt__fd;

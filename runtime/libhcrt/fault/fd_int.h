@@ -169,8 +169,8 @@ typedef struct fd_state {
     atomic_int sigterm, stop;
     atomic_int shutting; /* this rank's runtime began its shutdown */
     atomic_int started;  /* this rank's runtime finished its start-up */
-    /* ranks under suspicion here: symptoms not yet settled, or a case
-     * not yet decided (FT mode: the head's fork waits for them) */
+    /* nonzero while a rank is under suspicion here: symptoms not yet
+     * settled, or a case not yet decided (FT mode: forks wait for it) */
     atomic_int unsettled;
     pthread_t thread;
 } fd_state_t;

@@ -233,8 +233,8 @@ static void report_cost(fd_state_t *f)
               (unsigned)atomic_load(&f->seq));
 }
 
-/* Ranks under suspicion: a symptom group about a rank not declared lost
- * whose case is not decided (a group decided alive is dropped). */
+/* Nonzero while a rank is under suspicion: a symptom group about a rank
+ * not declared lost (a group decided alive is dropped), or an open case. */
 static int unsettled(fd_state_t *f)
 {
     int n = 0;

@@ -28,9 +28,6 @@ int hcrt__ft_on(void);
 int hcrt__ft_lost(int rank);
 /* Ranks lost so far. */
 int hcrt__ft_nlost(void);
-/* Ranks this rank's detector suspects and has not decided about yet
- * (symptoms seen, probes running); 0 when nobody is suspected. */
-int hcrt__ft_unsettled(void);
 /* FT mode: waits until the detector decided about every rank it suspects
  * (bounded by its correlation window plus probe time); the seconds
  * waited. A rank found lost meanwhile is lost when it returns. */
