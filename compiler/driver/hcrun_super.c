@@ -195,8 +195,9 @@ int hcrun_supervise(char *const argv[], int sock, double grace, int need_done) {
                     "without the runtime's exit (FT mode); failing the run\n");
     return 1;
   }
-  /* FT: the head's own exit status when mpirun was stopped, or when it is
-   * not 0 (mpirun --enable-recovery exits 0 after a lost rank, whatever
-   * the program returned) */
-  return done >= 0 && (step > 0 || done != 0) ? done : st;
+  /* FT: once the head finished the program, its exit status is the job's
+   * (mpirun --enable-recovery exits 0 after a lost rank, whatever the
+   * program returned; and 1 when a worker was lost in the shutdown, after
+   * the program's end) */
+  return done >= 0 ? done : st;
 }

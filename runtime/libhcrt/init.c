@@ -426,6 +426,8 @@ static void on_exit_handler(int status, void *arg)
     hcrt__fault_exit_begins(); /* FT mode: a loss from now on ends the job */
     if (hcrt__cluster_on)      /* exit() inside a region: the job ends here */
         hcrt__cluster_exit_check(status);
+    if (mode == MODE_MAIN && rank == 0)
+        hcrt__fault_program_done(status);
     fflush(NULL); /* statistics follow in fini, with the workers' figures */
     if (mode == MODE_MAIN && rank == 0 && size > 1) {
         if (hcrt__cluster_on)

@@ -1,4 +1,4 @@
-/* ft_tasks.c [PHASES] [KERNEL_MS] [PAUSE_S]: target task graphs for FT
+/* ft_tasks.c [PHASES] [KERNEL_MS] [PAUSE_S] [STATUS]: target task graphs for FT
  * mode (docs/faults.md "FT mode"), run while a worker rank is lost.
  *
  * Each of PHASES (default 6) phases builds one graph of `target nowait`
@@ -11,7 +11,8 @@
  * the result); the program also runs the same graph sequentially and
  * prints, per phase, the checksum and "ok" or "MISMATCH". The output of a
  * run that lost a rank must equal the output of a fault-free run (and of
- * plain clang). Maps are per task (to / from / tofrom).
+ * plain clang). Maps are per task (to / from / tofrom). The exit status
+ * is 1 after a mismatch, else STATUS (default 0).
  */
 #include <omp.h>
 #include <stdio.h>
@@ -147,6 +148,7 @@ int main(int argc, char **argv)
 {
     int phases = argc > 1 ? atoi(argv[1]) : 6;
     double pause_s = argc > 3 ? atof(argv[3]) : 0;
+    int status = argc > 4 ? atoi(argv[4]) : 0; /* the exit status if right */
     if (argc > 2)
         kernel_ms = atof(argv[2]);
     long *dev[NB], *ref[NB];
@@ -173,5 +175,5 @@ int main(int argc, char **argv)
             usleep((useconds_t)(pause_s * 1e6));
     }
     printf("%s\n", bad ? "FAILED" : "all phases ok");
-    return bad;
+    return bad ? 1 : status;
 }

@@ -17,7 +17,10 @@
 # must end saying why), "between-tp-placed" with threadprivate data and
 # region placement on (regions move to the head with their threads'
 # images: the job goes on with the fault-free output, or ends saying why
-# when the last region before the loss ran on every node). The failing
+# when the last region before the loss ran on every node);
+# "shutdown-kill" / "shutdown-stop" lose a worker in the runtime's
+# shutdown, after the program returned 3 (the job must end with status 3,
+# the fault-free output and a report saying the program had finished). The failing
 # rank and the time are random (seeded by FT_SEED, printed). CLUSTER
 # (default 1) is HCRT_CLUSTER. FT_LOG=FILE appends the runtime's lines
 # about the recovery (report, statistics) to FILE. Prints one line
@@ -56,6 +59,7 @@ say() {
 phases=8
 [[ $kinds == *stop* || $kinds == *cut* ]] && phases=14
 [[ $kinds == *,* ]] && phases=$((phases + 8))
+[[ $kinds == shutdown-* ]] && phases=4 # the loss comes after the end
 phases=${FT_PHASES:-$phases}
 args=(-n "$np" --oversubscribe)
 [[ $kinds == *cut* ]] && args=(--netns "$np")
@@ -65,6 +69,7 @@ case $kinds in
 none) ;;
 head) inject="0@$(when $((2 + RANDOM % 2))):kill" ;;
 dsm) inject="$((1 + RANDOM % (np - 1)))@3:kill" ;;
+shutdown-*) inject="$((1 + RANDOM % (np - 1)))@shutdown:${kinds#shutdown-}" ;;
 between-tp-placed) # placement may run any region on the head: a time
   lost=$((1 + RANDOM % (np - 1)))
   inject="$lost@$(when $((2 + RANDOM % 4))):kill" ;;
@@ -119,6 +124,8 @@ if [ "$kinds" = dsm ]; then
   cmd=("${FAULT_PHASES:-fault_phases}" loop 10)
 elif [[ $kinds == between* ]]; then
   :
+elif [[ $kinds == shutdown-* ]]; then
+  cmd=("$prog" "$phases" 40 0 3)
 else
   cmd=("$prog" "$phases" 40)
 fi
@@ -179,6 +186,17 @@ between*)
   fi
   grep -q "rank $r was lost between parallel regions (it took part in [0-9]* on every node)" "$out.err" ||
     say FAIL "no warning that the rank was lost between parallel regions"
+  ;;
+shutdown-*)
+  r=${inject%%@*}
+  [ "$rc" = 3 ] || say FAIL "the job did not end with the program's status 3 (status $rc)"
+  diff -q "$ref" "$out.out" >/dev/null ||
+    say FAIL "the output differs from the fault-free run's: $(diff "$ref" "$out.out" | head -3 | tr '\n' ' ')"
+  grep -q "fault: rank $r (host [^)]*) .*it was shutting down; the program had finished, its output is complete: the job ends with the program's exit status (FT mode)" "$out.err" ||
+    say FAIL "no report that rank $r was lost after the program finished"
+  python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["outcome"]=="the program had finished" and r["exit_status"]==3, r' "$out.json" ||
+    say FAIL "the JSON report does not say the program had finished with status 3"
+  say PASS "lost in the shutdown: the program's output and status 3"
   ;;
 esac
 # A cut node takes its Open MPI daemon with it: mpirun (ORTE 4.1) ends the

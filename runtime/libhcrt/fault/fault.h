@@ -34,6 +34,10 @@ void hcrt__fault_shutdown_begins(void);
 /* The exit protocol begins (before the head tells the workers): in FT
  * mode a loss from now on ends the job. */
 void hcrt__fault_exit_begins(void);
+/* The head: the program finished with `status` (main returned or exit()
+ * ran outside a parallel region). In FT mode a worker lost after this
+ * ends the job with that status: the program's output is complete. */
+void hcrt__fault_program_done(int status);
 /* The head's process ends with `status` (FT mode: tells hcrun). */
 void hcrt__fault_ft_done(int status);
 

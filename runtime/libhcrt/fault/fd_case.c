@@ -364,6 +364,13 @@ static void conclude(void)
     if (f->ft_going_on) {
         hcrt__fd_report();
         hcrt__fd_ft_go_on(); /* FT mode: the job goes on without them */
+    } else if (fail && hcrt__fd_ft_finished()) {
+        /* FT mode: lost in the shutdown, after the program's end */
+        f->ft_finished = 1;
+        f->status = f->program_status;
+        hcrt__fd_report();
+        hcrt__fd_notify_launcher("HCRT-FT-DONE", f->status);
+        hcrt__fd_end_job(1);
     } else if (fail) {
         hcrt__fd_report();
         hcrt__fd_end_job(1);

@@ -161,6 +161,20 @@ void hcrt__fd_on_lost(const fd_msg_t *m)
     hcrt__fd_ft_lost(m->subject);
 }
 
+/* Every decided failure not yet dealt with is a worker's, not this rank
+ * cut off. */
+static int workers_only(const fd_state_t *f)
+{
+    for (int i = 0; i < FD_MAX_CASES; i++) {
+        const fd_case_t *c = &f->cases[i];
+        if (c->used && c->decided && !c->ft_done &&
+            hcrt__fd_is_failure(c->diag) &&
+            (c->subject == 0 || c->diag == FD_DIAG_SELF_CUT))
+            return 0;
+    }
+    return 1;
+}
+
 /* The acting root: can the job go on without the ranks its open report
  * names? Only in FT mode, from the head after its start-up (see
  * lost_in_startup), outside the shutdown, and when no case is the head or
@@ -171,14 +185,17 @@ int hcrt__fd_ft_survivable(void)
     if (!ft_on || f->rank != 0 || !atomic_load(&f->started) ||
         atomic_load(&f->shutting) || f->ending)
         return 0;
-    for (int i = 0; i < FD_MAX_CASES; i++) {
-        const fd_case_t *c = &f->cases[i];
-        if (c->used && c->decided && !c->ft_done &&
-            hcrt__fd_is_failure(c->diag) &&
-            (c->subject == 0 || c->diag == FD_DIAG_SELF_CUT))
-            return 0;
-    }
-    return 1;
+    return workers_only(f);
+}
+
+/* The shutdown's collectives need every rank, but once the head's program
+ * finished there is nothing left to recover: its output is complete. */
+int hcrt__fd_ft_finished(void)
+{
+    fd_state_t *f = &hcrt__fd;
+    if (!ft_on || f->rank != 0 || !atomic_load(&f->program_done) || f->ending)
+        return 0;
+    return workers_only(f);
 }
 
 /* The acting root after the report: every survivor learns the losses;

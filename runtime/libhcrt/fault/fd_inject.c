@@ -240,6 +240,12 @@ void hcrt__fault_exit_begins(void)
     atomic_store(&hcrt__fd.shutting, 1);
 }
 
+void hcrt__fault_program_done(int status)
+{
+    hcrt__fd.program_status = status & 0xff;
+    atomic_store(&hcrt__fd.program_done, 1);
+}
+
 void hcrt__fault_shutdown_begins(void)
 {
     atomic_store(&hcrt__fd.shutting, 1);

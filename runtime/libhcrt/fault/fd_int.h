@@ -40,7 +40,7 @@ enum fd_type {
     FD_PONG,      /* ... answered; text: what the rank does */
     FD_PROBE_REQ, /* probe `subject` for the asker (indirect probe) */
     FD_PROBE_RES, /* its result: evidence bits */
-    FD_END,       /* the job ends: exit with `status` */
+    FD_END,       /* the job ends: exit with `status` (FD_END_EXACT) */
     FD_LEAVE,     /* to the root: this rank finished normally */
     FD_LEFT,      /* from the root: every rank finished */
     FD_LEFT_ACK,  /* ... seen */
@@ -133,6 +133,10 @@ typedef struct fd_out {
     fd_msg_t m;
 } fd_out_t;
 
+/* FD_END's flags: `status` is the exit status even when 0 (else 0 means
+ * the receiver's HCRT_FAULT_STATUS) */
+#define FD_END_EXACT 1u
+
 #define FD_MAX_PROBES 32
 #define FD_MAX_CASES 16
 #define FD_MAX_OUT 32
@@ -164,6 +168,11 @@ typedef struct fd_state {
     /* shutdown and ending */
     int leaving, left, done, ending, reported;
     int ft_going_on; /* FT mode: the report being made lets the job go on */
+    /* FT mode: the head's program had finished (exit status below) when a
+     * loss was found: the job ends with that status */
+    int ft_finished;
+    atomic_int program_done; /* the head: main returned or exit() ran */
+    int program_status;
     uint64_t leave_next, end_at, left_at;
     _Atomic uint32_t left_word; /* the main thread waits on it in fini */
     atomic_int sigterm, stop;
@@ -277,6 +286,9 @@ void hcrt__fd_ft_init(int detector_on);
 void hcrt__fd_ft_lost(int rank);
 void hcrt__fd_on_lost(const fd_msg_t *m);
 int hcrt__fd_ft_survivable(void);
+/* The acting root: the head's program had finished, and every open case
+ * is a worker: the job can end with the program's own status. */
+int hcrt__fd_ft_finished(void);
 void hcrt__fd_ft_go_on(void);
 void hcrt__fd_ft_timers(void);
 /* Why FT mode could not recover (hcrt__ft_unrecoverable), or NULL. */

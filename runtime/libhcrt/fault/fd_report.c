@@ -144,6 +144,10 @@ static void report_case(const fd_case_t *c)
                                   : "doing something unknown (no heartbeat "
                                     "yet)",
                     f->ft_going_on ? "the job goes on without it (FT mode)"
+                    : f->ft_finished
+                        ? "the program had finished, its output is complete: "
+                          "the job ends with the program's exit status (FT "
+                          "mode)"
                     : hcrt__ft_on() && !atomic_load(&f->started)
                         ? "the job ends (FT mode cannot go on: this rank was "
                           "still in the runtime's start-up, whose collectives "
@@ -221,6 +225,7 @@ static void write_json(const char *path)
     fprintf(o, "\n  ],\n  \"outcome\": ");
     json_str(o, why              ? "the job ends"
                 : f->ft_going_on ? "the job goes on"
+                : f->ft_finished ? "the program had finished"
                                  : "the job ends");
     if (why) {
         fprintf(o, ",\n  \"cannot_recover\": ");
