@@ -40,6 +40,7 @@
 #include "libhcrt/cancel.h"
 #include "libhcrt/cluster.h"
 #include "libhcrt/cluster_place.h"
+#include "libhcrt/fault/ft.h"
 #include "libhcrt/runtime.h"
 
 #define TAG_TLS 0x7c5   /* on the fork communicator */
@@ -57,10 +58,12 @@ static struct {
 static const hcrt_region_desc_t *descs[PLACE_SLOTS]; /* per table slot */
 
 /* threadprivate images */
-static size_t tls_len;   /* bytes of the executable's TLS block */
-static size_t exe_tls;   /* the same, also when images cannot move */
-static size_t tls_modid; /* its module id (1) */
-static char *img;        /* head: total x tls_len; worker: its threads' */
+static size_t tls_len;       /* bytes of the executable's TLS block */
+static size_t exe_tls;       /* the same, also when images cannot move */
+static size_t tls_modid;     /* its module id (1) */
+static const char *tls_init; /* its initial image (.tdata; .tbss: zeros) */
+static size_t tls_init_len;
+static char *img; /* head: total x tls_len; worker: its threads' */
 static size_t img_cap;
 static int img_total; /* team size the head's images are for */
 /* the head holds the images of every thread (atomic: FT mode's loss
@@ -71,6 +74,7 @@ static int eager;       /* images travel after every call on all nodes */
 static int due_total;   /* head: a call on all nodes sent images (total) */
 static int img_fresh;   /* head: img holds every worker thread's image */
 static uint64_t tls_moves;
+static int spread_ever;              /* head: a call ran on all nodes */
 static _Thread_local char tls_probe; /* in libhcrt's own TLS */
 
 typedef struct {
@@ -91,6 +95,9 @@ static int find_exe_tls(struct dl_phdr_info *info, size_t size, void *data)
         if (info->dlpi_phdr[i].p_type == PT_TLS) {
             tls_len = info->dlpi_phdr[i].p_memsz;
             tls_modid = info->dlpi_tls_modid;
+            tls_init =
+                (const char *)(info->dlpi_addr + info->dlpi_phdr[i].p_vaddr);
+            tls_init_len = info->dlpi_phdr[i].p_filesz;
         }
     return 1; /* the executable comes first */
 }
@@ -260,6 +267,22 @@ static void tls_pull(int total)
     tls_moves++;
 }
 
+/* Head, before any call on all nodes: the workers' threads never ran the
+ * program's code, so their blocks still hold the executable's initial
+ * image, which the head has too (no worker is asked, and in FT mode a
+ * worker lost before then has lost nothing). */
+static void tls_initial(int total)
+{
+    img_reserve((size_t)total * tls_len);
+    for (int k = 0; k < total; k++) {
+        char *b = img + (size_t)k * tls_len;
+        memcpy(b, tls_init, tls_init_len);
+        memset(b + tls_init_len, 0, tls_len - tls_init_len);
+    }
+    img_total = total;
+    tls_on_head = 1;
+}
+
 static void save_entry(int32_t *gtid, int32_t *btid)
 {
     (void)gtid, (void)btid;
@@ -280,6 +303,7 @@ void hcrt__cluster_place_tls_serve(int total)
 
 int hcrt__cluster_place_tls_push(int total)
 {
+    spread_ever = 1;
     if (!tls_on_head)
         return 0;
     tls_on_head = 0;
@@ -358,16 +382,23 @@ void hcrt__cluster_place_tls_done(int total)
 void hcrt__cluster_place_tls_drain(void)
 {
     hcrt_cluster_team_t t;
+    int all = 1;
 
     if (!due_total)
         return;
     img_reserve((size_t)due_total * tls_len);
     for (int r = 1; r < hcrt__size(); r++) {
+        /* FT mode: not from a lost rank; the images are then incomplete
+         * (cluster_ft.c ends the job if a later call needs them) */
+        if (hcrt__ft_lost(r)) {
+            all = 0;
+            continue;
+        }
         hcrt__cluster_team_of(due_total, r, &t);
         img_xfer(img + (size_t)t.base * tls_len, t.local * tls_len, r,
                  TAG_EAGER, 0);
     }
-    img_total = due_total, img_fresh = 1;
+    img_total = due_total, img_fresh = all;
     due_total = 0;
 }
 
@@ -401,7 +432,9 @@ void hcrt__cluster_place_run_head(hcrt_ident_t *loc,
         if (img_fresh && img_total == total) { /* sent after the last call */
             tls_on_head = 1;
             tls_moves++;
-        } else
+        } else if (!spread_ever)
+            tls_initial(total);
+        else
             tls_pull(total);
     }
     hcrt__cluster_team_of(total, 0, &t);

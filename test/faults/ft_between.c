@@ -16,8 +16,10 @@
  * fault-free output. MODE `alloc` also keeps, from each region, a block a
  * worker's thread allocated, and the head reads it after the region: the
  * job must end saying it cannot recover. MODE `tp` keeps a threadprivate
- * counter (built with -DTP): the job must end saying why (its values
- * lived on the lost rank).
+ * counter (built with -DTP, initial value 5, checked in the first region):
+ * the job must end saying why (its values lived on the lost rank).
+ * FT_BETWEEN_PROLOGUE=S: the head computes alone S seconds before the
+ * first region.
  */
 #include <hcrt/hcrt.h>
 #include <omp.h>
@@ -33,7 +35,7 @@
 
 static double table[4096]; /* a global: every rank starts with a copy */
 #ifdef TP
-static long calls;
+static long calls = 5; /* .tdata: each thread starts with 5 */
 #pragma omp threadprivate(calls)
 #define TP_ON 1
 #else
@@ -67,6 +69,9 @@ int main(int argc, char **argv)
     int kill_phase = argc > 3 ? atoi(argv[3]) : -1;
     long delay_ms = argc > 4 ? atol(argv[4]) : 200;
     int alloc = !strcmp(mode, "alloc"), tp = TP_ON;
+    const char *pro = getenv("FT_BETWEEN_PROLOGUE");
+    if (pro)
+        spin(atof(pro)); /* sequential code before the first region */
     double *a = malloc(N * sizeof *a);
     double *kept = NULL;
     for (int i = 0; i < N; i++)
@@ -80,6 +85,9 @@ int main(int argc, char **argv)
                 a[i] = a[i] * 0.5 + p;
                 s += a[i];
             }
+            if (tp && p == 0 && calls != 5)
+                printf("FAIL: thread %d started with calls %ld, not 5\n",
+                       omp_get_thread_num(), calls);
             if (tp)
                 calls += omp_get_thread_num() + 1;
             if (p == kill_phase &&

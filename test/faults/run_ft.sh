@@ -17,7 +17,11 @@
 # must end saying why), "between-tp-placed" with threadprivate data and
 # region placement on (regions move to the head with their threads'
 # images: the job goes on with the fault-free output, or ends saying why
-# when the last region before the loss ran on every node);
+# when the last region before the loss ran on every node),
+# "between-tp-early" the same with a worker stopped in sequential code
+# before the first region (the threads' threadprivate data still holds its
+# initial values, which the head has: the job must finish with the
+# fault-free output);
 # "shutdown-kill" / "shutdown-stop" lose a worker in the runtime's
 # shutdown, after the program returned 3 (the job must end with status 3,
 # the fault-free output and a report saying the program had finished). The failing
@@ -70,6 +74,10 @@ none) ;;
 head) inject="0@$(when $((2 + RANDOM % 2))):kill" ;;
 dsm) inject="$((1 + RANDOM % (np - 1)))@3:kill" ;;
 shutdown-*) inject="$((1 + RANDOM % (np - 1)))@shutdown:${kinds#shutdown-}" ;;
+between-tp-early) # stopped in FT_BETWEEN_PROLOGUE's 2.5 s: found 4 s
+  # later, after the first region (on the head alone) began
+  lost=$((1 + RANDOM % (np - 1)))
+  inject="$lost@$(when 1)$((RANDOM % 10)):stop" ;;
 between-tp-placed) # placement may run any region on the head: a time
   lost=$((1 + RANDOM % (np - 1)))
   inject="$lost@$(when $((2 + RANDOM % 4))):kill" ;;
@@ -99,11 +107,13 @@ if [[ $kinds == between* ]]; then
   # calls, and the threadprivate images with them); the reference is the
   # fault-free run on as many ranks (threadprivate sums count the threads)
   mode=${kinds#between} mode=${mode#-}
-  if [ "$mode" = tp-placed ]; then
+  case $mode in
+  tp-placed) mode=tp ;;
+  tp-early) # regions start on the head alone, as on one host by default
     mode=tp
-  else
-    export HCRT_SCHED_PLACE=0
-  fi
+    export FT_BETWEEN_PROLOGUE=2.5 HCRT_SCHED_PLACE_HEAD_FIRST=1 ;;
+  *) export HCRT_SCHED_PLACE=0 ;;
+  esac
   bin=${FT_BETWEEN:-ft_between}
   [ "$mode" = tp ] && bin=${bin}_tp
   cmd=("$bin" "${mode:-plain}" 8)
@@ -177,6 +187,13 @@ between*)
       say SKIP "the loss came during the runtime's start-up: the job ended with the report, as documented"
     say FAIL "the job ended without saying why"
   fi
+  if [ "$kinds" = between-tp-early ] && [ "$rc" = 70 ]; then
+    # placement tried a region on all nodes before the stop was found
+    prefix_ok
+    grep -q "rank $r (host [^)]*) was lost and hcc cannot recover from it: it was in the team of the parallel region at .*ft_between.c:[0-9]*" "$out.err" &&
+      say PASS "a region tried on every node met the stopped rank: the job ended saying so"
+    say FAIL "the job ended without saying why"
+  fi
   if [ "$kinds" = between-tp ]; then
     [ "$rc" = 70 ] || say FAIL "the job did not end with status 70 after losing threadprivate data"
     grep -q "rank $r (host [^)]*) was lost and hcc cannot recover from it: its threads' threadprivate and _Thread_local variables (8 bytes a thread)" "$out.err" ||
@@ -184,8 +201,10 @@ between*)
     prefix_ok
     say PASS "ends with 'cannot recover': threadprivate data"
   fi
-  grep -q "rank $r was lost between parallel regions (it took part in [0-9]* on every node)" "$out.err" ||
+  [ "$kinds" = between-tp-early ] ||
+    grep -q "rank $r was lost between parallel regions (it took part in [0-9]* on every node)" "$out.err" ||
     say FAIL "no warning that the rank was lost between parallel regions"
+  ! grep -q FAIL "$out.out" || say FAIL "the program found a wrong value: $(grep FAIL "$out.out" | head -1)"
   ;;
 shutdown-*)
   r=${inject%%@*}
