@@ -680,6 +680,19 @@ static uint64_t thread_cpu_ns(void)
     return (uint64_t)ts.tv_sec * 1000000000ULL + (uint64_t)ts.tv_nsec;
 }
 
+/* FT mode after a loss: the whole logical team on the head, each thread
+ * with the threadprivate image the head holds; 0 when the head's own
+ * threads' TLS is current (the caller's local fork). */
+static int ft_run_head(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
+                       void **args, int total, hcrt_region_stats_t *st)
+{
+    hcrt__ft_count_head_alone();
+    if (total < hcrt__size() || !hcrt__cluster_place_tls_at_head())
+        return 0;
+    run_head_alone(loc, region, args, total, st);
+    return 1;
+}
+
 int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                        void **args, hcrt_region_stats_t *st)
 {
@@ -707,17 +720,11 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                       .region_id = region->id,
                       .loc = loc};
     int ft_head = hcrt__cluster_ft_head_only(); /* FT mode, after a loss */
-    if (ft_head)
-        hcrt__ft_count_head_alone();
-    if (ft_head && total >= hcrt__size() && hcrt__cluster_place_tls_at_head()) {
-        /* FT mode after a loss: the whole logical team on the head, each
-         * thread with the threadprivate image the head holds (else the
-         * head's own threads' TLS is current: the local fork below) */
-        run_head_alone(loc, region, args, total, st);
+    if (ft_head && ft_run_head(loc, region, args, total, st))
         return 1;
-    }
     if (total < hcrt__size() || region->nargs > CMD_MAX_ARGS || ft_head ||
         region->nargs < 0 || !args_shareable(region, args, &cmd)) {
+    head_local:
         __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
         __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
         nt = total; /* the team the program asked for, on the head */
@@ -741,6 +748,11 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         counters.placed_head++;
         run_head_alone(loc, region, args, total, st);
         return 1;
+    }
+    if (hcrt__ft_fork_gate()) { /* FT mode: lost while the fork waited */
+        if (ft_run_head(loc, region, args, total, st))
+            return 1;
+        goto head_local;
     }
     cmd.tls_push = hcrt__cluster_place_tls_push(total);
     memcpy(cmd.args, args, sizeof(void *) * (size_t)region->nargs);

@@ -77,6 +77,15 @@ if [ "$kind" = none ] || [[ $kind == stop=* ]]; then
   grep -q "^$phase done" "$out" || say FAIL "no '$phase done'"
   say PASS "finished normally, no report"
 fi
+# FT mode: a worker stopped between two cluster regions is caught by the
+# next fork (docs/faults.md "The fork gate"), and the job goes on; one
+# stopped inside a region still ends the job with the report (below)
+if [[ " ${HCRUN_ARGS:-} " == *" --ft "* ]] && [ "$rc" = 0 ]; then
+  grep -q "fault: rank $rank (host [^)]*) .*the job goes on without it (FT mode)" "$out" ||
+    say FAIL "status 0 without a report that the job went on"
+  grep -q "^$phase done .* ok" "$out" || say FAIL "no '$phase done ... ok'"
+  say PASS "the loss fell between two regions: FT mode went on, right result"
+fi
 [ "$rc" != 0 ] || say FAIL "the job ended with status 0 after a failure"
 [ "$(echo "$after <= $bound" | bc)" = 1 ] ||
   say FAIL "ended ${after%???????} s after the fault (bound $bound s)"

@@ -60,6 +60,68 @@ double hcrt__ft_await_settled(void)
     return (double)(hcrt__fd_now() - t0) * 1e-9;
 }
 
+#define GATE_PROC_NS 5000000ULL /* same-host process states: every 5 ms */
+
+/* Whether worker r looks stopped: its process on this host is stopped or
+ * gone, or (another host) its heartbeats to the head stopped for two
+ * periods. A late heartbeat of a running process on this host is its
+ * detector thread descheduled, not a stop. */
+static int looks_stopped(fd_state_t *f, int r, uint64_t now, int proc)
+{
+    const fd_peer_t *p = &f->peers[r];
+    uint64_t hb = __atomic_load_n(&p->last_hb_ns, __ATOMIC_RELAXED);
+    int late = hb && now > hb + 2 * f->period_ns;
+    if (p->same_host && (late || proc))
+        return (hcrt__fd_proc_probe(r) & FD_EV_PROC_RUNNING) == 0;
+    return late;
+}
+
+int hcrt__ft_fork_gate(void)
+{
+    fd_state_t *f = &hcrt__fd;
+    static uint64_t next_proc;
+    if (!ft_on || f->rank != 0)
+        return 0;
+    uint64_t now = hcrt__fd_now(), t0 = now;
+    int proc = now >= next_proc, held = 0, lost0 = hcrt__wait_nfailed();
+    if (proc)
+        next_proc = now + GATE_PROC_NS;
+    for (int r = 1; r < f->size; r++)
+        held += !hcrt__wait_is_failed(r) && looks_stopped(f, r, now, proc);
+    if (!held)
+        return 0;
+    /* a stop that lasts two heartbeat periods is not a debugger's or a
+     * job control's moment: the detector probes the rank then, not after
+     * its timeout (and its rules decide) */
+    uint64_t ask = now + 2 * f->period_ns;
+    uint64_t end = ask + f->timeout_ns +
+                   (uint64_t)((f->probe_time * 2 + f->window + 1) * 1e9);
+    struct timespec nap = {0, 1000000};
+    while (held && (now = hcrt__fd_now()) < end) {
+        nanosleep(&nap, NULL);
+        held = 0;
+        for (int r = 1; r < f->size; r++) {
+            if (hcrt__wait_is_failed(r) || !looks_stopped(f, r, now, 1))
+                continue;
+            held++;
+            if (ask && now >= ask)
+                hcrt__fd_hook_wait(r, "a fork to every node",
+                                   (double)(now - t0) * 1e-9);
+        }
+        if (ask && now >= ask)
+            ask = 0;
+    }
+    int lost = hcrt__wait_nfailed() > lost0;
+    hcrt_info(HCRT_MOD_FAULT,
+              "a fork to every node waited %.2f s for a worker that looked "
+              "stopped: %s",
+              (double)(hcrt__fd_now() - t0) * 1e-9,
+              lost   ? "it was lost, the call runs on the head alone"
+              : held ? "still no decision, the fork goes on"
+                     : "it answers again");
+    return lost;
+}
+
 int hcrt__ft_live(int *ranks, int max)
 {
     int n = 0;

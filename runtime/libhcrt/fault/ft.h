@@ -9,9 +9,10 @@
  * system fails the events to and from it, and the modules registered with
  * hcrt__ft_on_lost recover what they can. Whatever cannot be recovered
  * ends the job through hcrt__ft_unrecoverable with one line that says
- * why. Losing the head (rank 0), a loss during the runtime's shutdown,
- * and a rank cut off from all others still end the job (the report of
- * docs/faults.md).
+ * why. Losing the head (rank 0) and a rank cut off from all others still
+ * end the job (the report of docs/faults.md); a loss in the runtime's
+ * shutdown, after the head's program finished, ends it with the
+ * program's status.
  *
  * This is the interface for other modules (the offload engine, a
  * fault-tolerant reduction): is FT on, which ranks are alive, a
@@ -32,6 +33,13 @@ int hcrt__ft_nlost(void);
  * (bounded by its correlation window plus probe time); the seconds
  * waited. A rank found lost meanwhile is lost when it returns. */
 double hcrt__ft_await_settled(void);
+/* FT mode, the head, before a fork to every node: a worker that looks
+ * stopped (its process on this host is, or its heartbeats stopped for two
+ * periods) would meet the region, which cannot be recovered without it;
+ * the fork waits until it shows life again or the detector decides
+ * (bounded by the detector's timeout and probe time). Returns 1 when a
+ * rank was lost meanwhile (the call then runs on the head alone). */
+int hcrt__ft_fork_gate(void);
 /* The live ranks in increasing order, up to max; returns how many. */
 int hcrt__ft_live(int *ranks, int max);
 
