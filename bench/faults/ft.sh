@@ -17,6 +17,9 @@
 #   overhead  fault-free task graphs with and without --ft, alternating,
 #             OVH_RUNS (7) runs each: the ratio of the medians of the wall
 #             times (ft_tasks PHASES MS at 3 ranks, for MS 40 and 2)
+#   prog-overhead  the same programs fault-free at 3 ranks with the default
+#             placement, with and without --ft, alternating, PROG_RUNS (5)
+#             runs each: the ratio of the medians of the wall times
 #   programs  whole programs someone else wrote: every <bench>.<class>.x of
 #             NPB_DIR (an NPB3.3-OMP-C build made with hcc, outside the
 #             repository; NPB_PROGRAMS to choose), PROG_RUNS (5) runs each
@@ -148,6 +151,32 @@ programs() {
       "$kind" "$base" "$runs" "$same" "$none" "$ended" "${why:--}" "$wrong" \
       "$hung"
    done
+  done
+}
+
+prog-overhead() {
+  local dir=${NPB_DIR:?prog-overhead: set NPB_DIR to a directory of hcc-built NPB <bench>.<class>.x}
+  local runs=${PROG_RUNS:-5} progs=${NPB_PROGRAMS:-}
+  [ -n "$progs" ] || progs=$(cd "$dir" && ls ./*.x | sed 's|^\./||; s|\.x$||')
+  echo
+  echo "| program (3 ranks) | without --ft s | with --ft s | ratio |"
+  echo "|---|---|---|---|"
+  for p in $progs; do
+    : >"$work/off" && : >"$work/on"
+    for _ in $(seq "$runs"); do
+      for mode in off on; do
+        local a=(-n 3 --oversubscribe) t0 t1
+        [ $mode = on ] && a+=(--ft)
+        t0=$(date +%s.%N)
+        HCRT_SCHED_PLACE_HEAD_FIRST=1 "$HCRUN" "${a[@]}" "$dir/$p.x" >/dev/null 2>&1
+        t1=$(date +%s.%N)
+        echo "$t1 - $t0" | bc >>"$work/$mode"
+      done
+    done
+    local off on
+    off=$(median <"$work/off") on=$(median <"$work/on")
+    printf "| %s | %.2f | %.2f | %.3f |\n" "$p" "$off" "$on" \
+      "$(echo "$on / $off" | bc -l)"
   done
 }
 

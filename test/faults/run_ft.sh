@@ -24,7 +24,8 @@
 # fault-free output); "between-stop" stops a worker at a random time
 # while every region runs on every node (the next fork waits for it and,
 # once the detector decided, runs on the head alone: the job must finish
-# with the fault-free output);
+# with the fault-free output); "between-two" stops one worker and then
+# kills another (the same, both lost);
 # "shutdown-kill" / "shutdown-stop" lose a worker in the runtime's
 # shutdown, after the program returned 3 (the job must end with status 3,
 # the fault-free output and a report saying the program had finished). The failing
@@ -84,6 +85,10 @@ between-tp-early) # stopped in FT_BETWEEN_PROLOGUE's 2.5 s: found after the
 between-stop) # mostly in the head's 1 s sequential parts
   lost=$((1 + RANDOM % (np - 1)))
   inject="$lost@$(when $((2 + RANDOM % 4))):stop" ;;
+between-two) # a stop, then a kill of another worker
+  lost=$((1 + RANDOM % (np - 1))) lost2=$lost
+  while [ "$lost2" = "$lost" ]; do lost2=$((1 + RANDOM % (np - 1))); done
+  inject="$lost@$(when $((2 + RANDOM % 2))):stop,$lost2@$(when $((5 + RANDOM % 2))):kill" ;;
 between-tp-placed) # placement may run any region on the head: a time
   lost=$((1 + RANDOM % (np - 1)))
   inject="$lost@$(when $((2 + RANDOM % 4))):kill" ;;
@@ -115,7 +120,7 @@ if [[ $kinds == between* ]]; then
   mode=${kinds#between} mode=${mode#-}
   case $mode in
   tp-placed) mode=tp ;;
-  stop) mode=plain
+  stop | two) mode=plain
     export HCRT_SCHED_PLACE=0 ;;
   tp-early) # regions start on the head alone, as on one host by default
     mode=tp
@@ -212,7 +217,9 @@ shutdown-*)
   [ "$rc" = 3 ] || say FAIL "the job did not end with the program's status 3 (status $rc)"
   diff -q "$ref" "$out.out" >/dev/null ||
     say FAIL "the output differs from the fault-free run's: $(diff "$ref" "$out.out" | head -3 | tr '\n' ' ')"
-  grep -q "fault: rank $r (host [^)]*) .*it was shutting down; the program had finished, its output is complete: the job ends with the program's exit status (FT mode)" "$out.err" ||
+  # (what it was doing: its last heartbeat's news, maybe from before its
+  # shutdown began)
+  grep -q "fault: rank $r (host [^)]*) .*; it was [^;]*; the program had finished, its output is complete: the job ends with the program's exit status (FT mode)" "$out.err" ||
     say FAIL "no report that rank $r was lost after the program finished"
   python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert r["outcome"]=="the program had finished" and r["exit_status"]==3, r' "$out.json" ||
     say FAIL "the JSON report does not say the program had finished with status 3"
@@ -246,7 +253,7 @@ if [ "$kinds" = none ]; then
   say PASS "fault-free run with --ft: same output"
 fi
 # the lost ranks (between*: the one that killed itself)
-[[ $kinds == between* ]] && specs="$lost@" || specs=${inject//,/ }
+[[ $kinds == between* && $kinds != between-two ]] && specs="$lost@" || specs=${inject//,/ }
 for spec in $specs; do
   r=${spec%%@*}
   lost_line "$r" >/dev/null || say FAIL "no report that rank $r was lost and the job went on"
