@@ -61,16 +61,41 @@ double hcrt__ft_await_settled(void)
 }
 
 #define GATE_PROC_NS 5000000ULL /* same-host process states: every 5 ms */
+#define HEAD_HB_NS 100000000ULL /* FT mode: workers' heartbeats to the head */
+#define GATE_LATE_NS (3 * HEAD_HB_NS)
+
+static uint64_t head_hb_next;
+
+/* FT mode: every worker also tells the head every 0.1 s (or its period,
+ * if shorter) that it is alive, for the fork gate: the ring's heartbeats
+ * go to one watcher every HCRT_FAULT_PERIOD. */
+static void head_heartbeat(fd_state_t *f)
+{
+    uint64_t now = hcrt__fd_now();
+    if (!ft_on || f->rank == 0 || f->ending || now < head_hb_next ||
+        f->peers[0].state == P_FAILED)
+        return;
+    fd_msg_t m = {0};
+    hcrt__doing_text(m.text, sizeof m.text);
+    hcrt__fd_send(0, FD_HB, &m);
+    head_hb_next =
+        now + (f->period_ns < HEAD_HB_NS ? f->period_ns : HEAD_HB_NS);
+}
+
+uint64_t hcrt__fd_ft_next(void)
+{
+    return ft_on && hcrt__fd.rank != 0 ? head_hb_next : UINT64_MAX;
+}
 
 /* Whether worker r looks stopped: its process on this host is stopped or
- * gone, or (another host) its heartbeats to the head stopped for two
- * periods. A late heartbeat of a running process on this host is its
- * detector thread descheduled, not a stop. */
+ * gone, or (another host) its heartbeats to the head stopped for three
+ * of their periods. A late heartbeat of a running process on this host is
+ * its detector thread descheduled, not a stop. */
 static int looks_stopped(fd_state_t *f, int r, uint64_t now, int proc)
 {
     const fd_peer_t *p = &f->peers[r];
     uint64_t hb = __atomic_load_n(&p->last_hb_ns, __ATOMIC_RELAXED);
-    int late = hb && now > hb + 2 * f->period_ns;
+    int late = hb && now > hb + GATE_LATE_NS;
     if (p->same_host && (late || proc))
         return (hcrt__fd_proc_probe(r) & FD_EV_PROC_RUNNING) == 0;
     return late;
@@ -312,6 +337,7 @@ static void tell_alive(fd_state_t *f)
 void hcrt__fd_ft_timers(void)
 {
     tell_alive(&hcrt__fd);
+    head_heartbeat(&hcrt__fd);
     if (!atomic_exchange(&end_req, 0))
         return;
     if (hcrt__fd.rank == 0 || hcrt__fd_is_root())

@@ -289,6 +289,8 @@ int hcrt__fd_ft_survivable(void);
 /* The acting root: the head's program had finished, and every open case
  * is a worker: the job can end with the program's own status. */
 int hcrt__fd_ft_finished(void);
+/* When this rank's next FT-mode heartbeat to the head is due. */
+uint64_t hcrt__fd_ft_next(void);
 void hcrt__fd_ft_go_on(void);
 void hcrt__fd_ft_timers(void);
 /* Why FT mode could not recover (hcrt__ft_unrecoverable), or NULL. */

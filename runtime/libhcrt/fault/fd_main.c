@@ -115,6 +115,8 @@ static uint64_t next_timer(fd_state_t *f)
         t = x;
     if ((x = hcrt__fd_inject_next()) < t)
         t = x;
+    if ((x = hcrt__fd_ft_next()) < t)
+        t = x;
     if ((f->leaving || f->ending) && f->leave_next < t)
         t = f->leave_next;
     return t;

@@ -13,7 +13,6 @@
 
 #include "base/log.h"
 #include "libhcrt/fault/fd_int.h"
-#include "libhcrt/fault/ft.h"
 
 /* The next rank after (dir +1) or before (dir -1) this one that has
  * neither failed nor left; this rank itself when there is none. */
@@ -81,10 +80,6 @@ void hcrt__fd_send_heartbeat(fd_state_t *f)
     f->slow_flag = 0;
     if (f->pred != f->rank && !f->ending)
         hcrt__fd_send(f->pred, FD_HB, &m);
-    /* FT mode: the head also hears every worker (its fork gate) */
-    if (hcrt__ft_on() && f->rank != 0 && f->pred != 0 && !f->ending &&
-        f->peers[0].state != P_FAILED)
-        hcrt__fd_send(0, FD_HB, &m);
 }
 
 /* When the watch of the successor is due next (UINT64_MAX: never). */
