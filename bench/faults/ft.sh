@@ -154,54 +154,45 @@ programs() {
   done
 }
 
+# ab_row LABEL RUNS PROG [ARGS...]: PROG under hcrun -n 3 without and with
+# --ft, alternating, RUNS runs each: a table row of the medians and ratio
+ab_row() {
+  local label=$1 runs=$2 off on
+  shift 2
+  : >"$work/off" && : >"$work/on"
+  for _ in $(seq "$runs"); do
+    for mode in off on; do
+      local a=(-n 3 --oversubscribe) t0 t1
+      [ $mode = on ] && a+=(--ft)
+      t0=$(date +%s.%N)
+      "$HCRUN" "${a[@]}" "$@" >/dev/null 2>&1
+      t1=$(date +%s.%N)
+      echo "$t1 - $t0" | bc >>"$work/$mode"
+    done
+  done
+  off=$(median <"$work/off") on=$(median <"$work/on")
+  printf "| %s | %.2f | %.2f | %.3f |\n" "$label" "$off" "$on" \
+    "$(echo "$on / $off" | bc -l)"
+}
+
 prog-overhead() {
   local dir=${NPB_DIR:?prog-overhead: set NPB_DIR to a directory of hcc-built NPB <bench>.<class>.x}
-  local runs=${PROG_RUNS:-5} progs=${NPB_PROGRAMS:-}
+  local progs=${NPB_PROGRAMS:-}
   [ -n "$progs" ] || progs=$(cd "$dir" && ls ./*.x | sed 's|^\./||; s|\.x$||')
   echo
   echo "| program (3 ranks) | without --ft s | with --ft s | ratio |"
   echo "|---|---|---|---|"
   for p in $progs; do
-    : >"$work/off" && : >"$work/on"
-    for _ in $(seq "$runs"); do
-      for mode in off on; do
-        local a=(-n 3 --oversubscribe) t0 t1
-        [ $mode = on ] && a+=(--ft)
-        t0=$(date +%s.%N)
-        HCRT_SCHED_PLACE_HEAD_FIRST=1 "$HCRUN" "${a[@]}" "$dir/$p.x" >/dev/null 2>&1
-        t1=$(date +%s.%N)
-        echo "$t1 - $t0" | bc >>"$work/$mode"
-      done
-    done
-    local off on
-    off=$(median <"$work/off") on=$(median <"$work/on")
-    printf "| %s | %.2f | %.2f | %.3f |\n" "$p" "$off" "$on" \
-      "$(echo "$on / $off" | bc -l)"
+    HCRT_SCHED_PLACE_HEAD_FIRST=1 ab_row "$p" "${PROG_RUNS:-5}" "$dir/$p.x"
   done
 }
 
 overhead() {
-  local runs=${OVH_RUNS:-7}
   echo
   echo "| ft_tasks (3 ranks, 8 phases) | without --ft s | with --ft s | ratio |"
   echo "|---|---|---|---|"
   for ms in 40 2; do
-    : >"$work/off" && : >"$work/on"
-    for _ in $(seq "$runs"); do
-      for mode in off on; do
-        local a=(-n 3 --oversubscribe)
-        [ $mode = on ] && a+=(--ft)
-        local t0 t1
-        t0=$(date +%s.%N)
-        "$HCRUN" "${a[@]}" "$FT_TASKS" 8 "$ms" >/dev/null 2>&1
-        t1=$(date +%s.%N)
-        echo "$t1 - $t0" | bc >>"$work/$mode"
-      done
-    done
-    local off on
-    off=$(median <"$work/off") on=$(median <"$work/on")
-    printf "| kernels of %s ms | %.2f | %.2f | %.3f |\n" "$ms" "$off" "$on" \
-      "$(echo "$on / $off" | bc -l)"
+    ab_row "kernels of $ms ms" "${OVH_RUNS:-7}" "$FT_TASKS" 8 "$ms"
   done
 }
 
