@@ -693,6 +693,12 @@ static int ft_run_head(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     return 1;
 }
 
+static void count_head_only(hcrt_region_stats_t *st)
+{
+    __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
+    __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+}
+
 int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
                        void **args, hcrt_region_stats_t *st)
 {
@@ -724,9 +730,7 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
         return 1;
     if (total < hcrt__size() || region->nargs > CMD_MAX_ARGS || ft_head ||
         region->nargs < 0 || !args_shareable(region, args, &cmd)) {
-    head_local:
-        __atomic_fetch_add(&st->head_only, 1, __ATOMIC_RELAXED);
-        __atomic_fetch_add(&counters.head_only, 1, __ATOMIC_RELAXED);
+        count_head_only(st);
         nt = total; /* the team the program asked for, on the head */
         goto local;
     }
@@ -752,7 +756,9 @@ int hcrt__cluster_fork(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     if (hcrt__ft_fork_gate()) { /* FT mode: lost while the fork waited */
         if (ft_run_head(loc, region, args, total, st))
             return 1;
-        goto head_local;
+        count_head_only(st);
+        nt = total;
+        goto local;
     }
     cmd.tls_push = hcrt__cluster_place_tls_push(total);
     memcpy(cmd.args, args, sizeof(void *) * (size_t)region->nargs);

@@ -166,6 +166,8 @@ void hcrt__cluster_ft_recv(void *buf, int len, const char *what,
  * between the two cannot be recovered (regions are not transactions). */
 void hcrt__cluster_ft_fork(const hcrt_region_desc_t *region);
 void hcrt__cluster_ft_joined(void);
+/* The head's forks to every node so far (any mode). */
+unsigned long hcrt__cluster_ft_nforks(void);
 /* A rank was lost: regions run on the head alone. */
 int hcrt__cluster_ft_head_only(void);
 /* The head's lost ranks (bit r), carried by the exit command; a worker

@@ -124,6 +124,11 @@ void hcrt__cluster_ft_fork(const hcrt_region_desc_t *region)
         atomic_store(&first_fork, region);
 }
 
+unsigned long hcrt__cluster_ft_nforks(void)
+{
+    return atomic_load(&nforks);
+}
+
 void hcrt__cluster_ft_joined(void)
 {
     atomic_store(&spread, NULL);

@@ -74,7 +74,6 @@ static int eager;       /* images travel after every call on all nodes */
 static int due_total;   /* head: a call on all nodes sent images (total) */
 static int img_fresh;   /* head: img holds every worker thread's image */
 static uint64_t tls_moves;
-static int spread_ever;              /* head: a call ran on all nodes */
 static _Thread_local char tls_probe; /* in libhcrt's own TLS */
 
 typedef struct {
@@ -303,7 +302,6 @@ void hcrt__cluster_place_tls_serve(int total)
 
 int hcrt__cluster_place_tls_push(int total)
 {
-    spread_ever = 1;
     if (!tls_on_head)
         return 0;
     tls_on_head = 0;
@@ -432,7 +430,7 @@ void hcrt__cluster_place_run_head(hcrt_ident_t *loc,
         if (img_fresh && img_total == total) { /* sent after the last call */
             tls_on_head = 1;
             tls_moves++;
-        } else if (!spread_ever)
+        } else if (!hcrt__cluster_ft_nforks()) /* no call on all nodes */
             tls_initial(total);
         else
             tls_pull(total);

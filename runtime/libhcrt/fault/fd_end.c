@@ -231,7 +231,7 @@ static void send_end(void)
     for (int r = 0; r < f->size; r++) {
         if (r == f->rank || f->peers[r].state == P_FAILED)
             continue;
-        fd_msg_t m = {.status = f->status, .flags = FD_END_EXACT};
+        fd_msg_t m = {.status = f->status};
         hcrt__fd_send(r, FD_END, &m);
     }
 }
@@ -256,10 +256,10 @@ void hcrt__fd_on_end(const fd_msg_t *m)
 {
     hcrt_debug(HCRT_MOD_FAULT, "rank %d ends the job (status %d)", m->h.from,
                m->status);
-    int exact = (m->flags & FD_END_EXACT) && m->status == 0;
-    hcrt__fd_exit(exact || (m->status > 0 && m->status < 256)
-                      ? m->status
-                      : hcrt__fd.status);
+    /* the sender's status: HCRT_FAULT_STATUS, or the program's (FT mode,
+     * a loss after its end: 0 too) */
+    hcrt__fd_exit(m->status >= 0 && m->status < 256 ? m->status
+                                                    : hcrt__fd.status);
 }
 
 /* ---- the leave protocol ------------------------------------------------ */

@@ -40,7 +40,7 @@ enum fd_type {
     FD_PONG,      /* ... answered; text: what the rank does */
     FD_PROBE_REQ, /* probe `subject` for the asker (indirect probe) */
     FD_PROBE_RES, /* its result: evidence bits */
-    FD_END,       /* the job ends: exit with `status` (FD_END_EXACT) */
+    FD_END,       /* the job ends: exit with `status` */
     FD_LEAVE,     /* to the root: this rank finished normally */
     FD_LEFT,      /* from the root: every rank finished */
     FD_LEFT_ACK,  /* ... seen */
@@ -132,10 +132,6 @@ typedef struct fd_out {
     uint64_t next;
     fd_msg_t m;
 } fd_out_t;
-
-/* FD_END's flags: `status` is the exit status even when 0 (else 0 means
- * the receiver's HCRT_FAULT_STATUS) */
-#define FD_END_EXACT 1u
 
 #define FD_MAX_PROBES 32
 #define FD_MAX_CASES 16
