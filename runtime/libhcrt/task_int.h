@@ -35,7 +35,8 @@ typedef struct hcrt_ts_steal_rep {
     uint32_t size, shsize; /* bytes of the task (privates) and shareds,
                               which follow as reply buffers 0 and 1 */
     uint32_t depth;        /* the task's depth on its owner */
-    uint32_t pad;
+    uint32_t worth_depth;  /* its site's tasks travel down to this depth on
+                              the owner (hcrt__tp_site_worth_depth) */
 } hcrt_ts_steal_rep_t;
 
 typedef struct hcrt_ts_done {
@@ -58,6 +59,7 @@ typedef struct hcrt__ts_state {
     hcrt_tp_mean_t cost; /* the cost of a steal, as thieves report it */
     /* counters (atomic) */
     uint64_t inflight;           /* taken by other nodes, not done */
+    uint64_t taken_seq;          /* the newest seq other nodes took */
     uint64_t unsent;             /* solo: taken, data not sent yet */
     uint64_t remote_ns;          /* task time other nodes ran, this region */
     uint64_t remote_ns_total;    /* ... in all */

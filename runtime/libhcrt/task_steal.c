@@ -178,14 +178,20 @@ static ts_rec_t *ring_steal(int thief, uint64_t want)
             i++;
             continue;
         }
-        ring_remove(i);
         int q = REC_QUEUED;
         r->thief = thief; /* published by the CAS (await_done reads it) */
         if (__atomic_compare_exchange_n(&r->state, &q, REC_REMOTE, 0,
-                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+                                        __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+            /* Counted before it leaves the ring: a wait that finds the
+             * ring without it sees it in flight (hcrt__ts_wait). */
+            __atomic_add_fetch(&hcrt__ts.inflight, 1, __ATOMIC_SEQ_CST);
+            if (r->seq > hcrt__ts.taken_seq)
+                __atomic_store_n(&hcrt__ts.taken_seq, r->seq, __ATOMIC_SEQ_CST);
             got = r;
-        else
+        } else {
             dead[ndead++] = r;
+        }
+        ring_remove(i);
     }
     pthread_mutex_unlock(&lock);
     for (uint32_t k = 0; k < ndead; k++)
@@ -485,8 +491,14 @@ void hcrt__ts_wait(int32_t gtid, int all)
     if (!hcrt__ts.solo)
         return;
     hcrt__ts_drain(gtid, all);
-    if (!__atomic_load_n(&hcrt__ts.inflight, __ATOMIC_ACQUIRE) &&
-        !__atomic_load_n(&hcrt__ts.unsent, __ATOMIC_ACQUIRE))
+    /* Every held task after `start` ran here, or another node took it
+     * (counted in flight before it left the ring). None taken after
+     * `start`: nothing to wait for, without a scan of the records (a
+     * tree's every taskwait asks while its big task runs elsewhere). */
+    if (!__atomic_load_n(&hcrt__ts.inflight, __ATOMIC_SEQ_CST) &&
+        !__atomic_load_n(&hcrt__ts.unsent, __ATOMIC_SEQ_CST))
+        return;
+    if (__atomic_load_n(&hcrt__ts.taken_seq, __ATOMIC_SEQ_CST) <= start)
         return;
     hcrt_pause_t pause;
     hcrt__pause_begin(&pause);
@@ -549,7 +561,6 @@ static hcrt_status_t steal_run(hcrt__event_ctx_t *c)
                    "set HCRT_TASKS_MAX_BYTES the same on "
                    "every rank",
                    c->origin, c->out_cap[0], c->out_cap[1], r->size, r->shsize);
-    __atomic_add_fetch(&hcrt__ts.inflight, 1, __ATOMIC_RELAXED);
     __atomic_add_fetch(&hcrt__ts.served, 1, __ATOMIC_RELAXED);
     /* What the creator wrote before the task reaches the homes first. */
     if (hcrt__dsm_release() != HCRT_OK)
@@ -561,6 +572,8 @@ static hcrt_status_t steal_run(hcrt__event_ctx_t *c)
     p->size = r->size;
     p->shsize = r->shsize;
     p->depth = r->depth;
+    p->worth_depth = hcrt__tp_site_worth_depth(
+        &r->site->tp, hcrt__ts_steal_cost(), &hcrt__ts.params);
     c->nout = 2;
     c->out[0] = (hcrt__event_buf_t){r->task, r->size};
     c->out[1] = (hcrt__event_buf_t){*(void **)r->task, r->shsize};

@@ -114,6 +114,7 @@ static void run_stolen(int32_t gtid, int v, const hcrt_ts_steal_rep_t *rep,
                    v, (unsigned long long)rep->site);
     if (hcrt__dsm_acquire() != HCRT_OK)
         hcrt_fatal(HCRT_MOD_CORE, "DSM acquire failed taking a task");
+    hcrt__tp_site_hint(&site->tp, rep->worth_depth);
     uint64_t t0 = hcrt__now_ns();
     __kmpc_taskgroup(&loc, gtid);
     void *t =

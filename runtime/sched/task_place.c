@@ -90,14 +90,42 @@ hcrt_tp_mode_t hcrt__tp_site_mode(hcrt_tp_site_t *s, uint32_t depth,
         return HCRT_TP_EXPORT;
     if (hcrt__tp_site_estimate(s, depth, p) >= p->factor * steal_ns)
         return HCRT_TP_EXPORT;
-    if (!depth_known(s, depth_slot(depth), p))
-        return HCRT_TP_TIMED; /* stays home until its depth is known */
+    if (!depth_known(s, depth_slot(depth), p)) /* stays home until its depth
+                                                  is known, unless it was
+                                                  worth a steal where the
+                                                  task above it came from */
+        return depth_slot(depth) <= __atomic_load_n(&s->hint, __ATOMIC_RELAXED)
+                   ? HCRT_TP_EXPORT
+                   : HCRT_TP_TIMED;
     /* no read-modify-write per task: threads sharing a site may lose a
      * tick, which only moves the sampling */
     uint32_t t = __atomic_load_n(&s->tick, __ATOMIC_RELAXED) + 1;
     __atomic_store_n(&s->tick, t, __ATOMIC_RELAXED);
     return p->sample_every && t % p->sample_every == 0 ? HCRT_TP_TIMED
                                                        : HCRT_TP_PLAIN;
+}
+
+uint32_t hcrt__tp_site_worth_depth(hcrt_tp_site_t *s, double steal_ns,
+                                   const hcrt_tp_params_t *p)
+{
+    if (__atomic_load_n(&s->timed, __ATOMIC_RELAXED) < p->min_samples)
+        return 0;
+    for (uint32_t d = HCRT_TP_DEPTHS - 1; d >= 1; d--)
+        if (hcrt__tp_site_estimate(s, d, p) >= p->factor * steal_ns)
+            return d;
+    return 0;
+}
+
+void hcrt__tp_site_hint(hcrt_tp_site_t *s, uint32_t depth)
+{
+    uint32_t h = __atomic_load_n(&s->hint, __ATOMIC_RELAXED);
+    if (depth == 0)
+        return;
+    depth = depth_slot(depth);
+    while (h < depth &&
+           !__atomic_compare_exchange_n(&s->hint, &h, depth, 1,
+                                        __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+        ;
 }
 
 void hcrt__tp_site_time(hcrt_tp_site_t *s, uint32_t depth, uint64_t ns)

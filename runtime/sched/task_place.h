@@ -74,6 +74,9 @@ typedef struct hcrt_tp_site {
     hcrt_tp_mean_t at[HCRT_TP_DEPTHS]; /* task time by depth (1: a task
                                           of the implicit task) */
     uint32_t timed_at[HCRT_TP_DEPTHS]; /* tasks timed by depth (atomic) */
+    uint32_t hint; /* depths up to this one were worth a steal where a
+                      task of the site taken from another node came from
+                      (atomic): they travel until timed here */
 } hcrt_tp_site_t;
 
 /* A site with no sample yet. */
@@ -89,6 +92,15 @@ typedef enum hcrt_tp_mode {
  * the mean cost of a steal. */
 hcrt_tp_mode_t hcrt__tp_site_mode(hcrt_tp_site_t *s, uint32_t depth,
                                   double steal_ns, const hcrt_tp_params_t *p);
+/* The deepest depth whose tasks `s` would let travel now (its estimate
+ * at least factor x the steal cost; 0 if none or too few were timed):
+ * sent with a task another node takes, so that the thief lets the tasks
+ * it creates at those depths travel too before it timed them itself. */
+uint32_t hcrt__tp_site_worth_depth(hcrt_tp_site_t *s, double steal_ns,
+                                   const hcrt_tp_params_t *p);
+/* A task of `s` came from a node where depths up to `depth` were worth a
+ * steal. */
+void hcrt__tp_site_hint(hcrt_tp_site_t *s, uint32_t depth);
 /* A task of `s` at `depth` took `ns`. */
 void hcrt__tp_site_time(hcrt_tp_site_t *s, uint32_t depth, uint64_t ns);
 /* The mean time of the tasks of `s` at `depth` as the decision sees it

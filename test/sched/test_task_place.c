@@ -120,6 +120,43 @@ static void test_depths(void)
     CHECK(hcrt__tp_site_mode(&s, 0, 50e3, &p) == HCRT_TP_EXPORT);
 }
 
+/* A thief has timed only the tiny leaves of a tree when the task it took
+ * creates its children: the depths the owner found worth a steal travel
+ * until the thief timed them itself. */
+static void test_hint(void)
+{
+    hcrt_tp_params_t p = params();
+    hcrt_tp_site_t owner, thief;
+
+    hcrt__tp_site_init(&owner);
+    hcrt__tp_site_init(&thief);
+    CHECK(hcrt__tp_site_worth_depth(&owner, 50e3, &p) == 0); /* untimed */
+    for (uint32_t i = 0; i < 2 * p.depth_samples; i++) {
+        hcrt__tp_site_time(&owner, 2, 15000000);
+        hcrt__tp_site_time(&owner, 6, 400000); /* 2x the threshold */
+        hcrt__tp_site_time(&owner, 7, 100000); /* below it */
+        hcrt__tp_site_time(&owner, 14, 2000);
+        hcrt__tp_site_time(&thief, 14, 2000);
+    }
+    CHECKF(hcrt__tp_site_worth_depth(&owner, 50e3, &p) == 6, "%u\n",
+           hcrt__tp_site_worth_depth(&owner, 50e3, &p));
+    CHECK(hcrt__tp_site_worth_depth(&owner, 1e9, &p) == 0);
+    /* without the hint the thief keeps depth 4 home (judged by depth 14) */
+    CHECK(hcrt__tp_site_mode(&thief, 4, 50e3, &p) == HCRT_TP_TIMED);
+    hcrt__tp_site_hint(&thief, 0); /* no hint */
+    CHECK(hcrt__tp_site_mode(&thief, 4, 50e3, &p) == HCRT_TP_TIMED);
+    hcrt__tp_site_hint(&thief, 6);
+    hcrt__tp_site_hint(&thief, 3); /* a smaller one does not shrink it */
+    CHECK(thief.hint == 6);
+    CHECK(hcrt__tp_site_mode(&thief, 4, 50e3, &p) == HCRT_TP_EXPORT);
+    CHECK(hcrt__tp_site_mode(&thief, 6, 50e3, &p) == HCRT_TP_EXPORT);
+    CHECK(hcrt__tp_site_mode(&thief, 7, 50e3, &p) == HCRT_TP_TIMED);
+    /* once the thief timed depth 4 itself, its own times decide */
+    for (uint32_t i = 0; i < p.depth_samples; i++)
+        hcrt__tp_site_time(&thief, 4, 3000);
+    CHECK(hcrt__tp_site_mode(&thief, 4, 50e3, &p) != HCRT_TP_EXPORT);
+}
+
 /* The first call spreads; a call that paid keeps spreading. */
 static void test_region_first(void)
 {
@@ -197,6 +234,7 @@ int main(int argc, char **argv)
         {"tiny", test_tiny},
         {"big", test_big},
         {"depths", test_depths},
+        {"hint", test_hint},
         {"region_first", test_region_first},
         {"region_miss", test_region_miss},
         {"region_pays", test_region_pays},
