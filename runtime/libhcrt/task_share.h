@@ -54,6 +54,14 @@ hcrt_ts_site_t *hcrt__ts_site_of_id(uint64_t id);
 /* Whether every word of [p, p+len) that may be a pointer points to memory
  * valid on every node (DSM memory, or read-only code and data). */
 int hcrt__ts_words_travel(const void *p, size_t len);
+/* The same for a task's shareds block, whose words are the addresses of
+ * its shared variables: also the first words of each shared variable in
+ * DSM memory (HCRT_TS_SHARED_PEEK bytes, within its page), where a
+ * pointer the task follows is typically kept - a parent task's private
+ * array passed down as a pointer argument lives in libomp's task block on
+ * the parent's node, not in the DSM. */
+#define HCRT_TS_SHARED_PEEK 64
+int hcrt__ts_shareds_travel(const void *p, size_t len);
 
 /* ---- the task block extension (tasks.c) ---------------------------------
  * Tasks that hcrt needs to see run (untied ones, timed or exported ones)

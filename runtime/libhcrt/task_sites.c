@@ -101,12 +101,18 @@ void hcrt__ts_sites_each(void (*fn)(hcrt_ts_site_t *, void *), void *arg)
  * own writable memory (a thread's stack outside the DSM, libc's heap)
  * keeps the task home. The mappings come from /proc/self/maps, read again
  * when a word lies in a page that is mapped (mincore) but was not when they
- * were read; a word in no mapped page is no pointer. */
+ * were read; a word in no mapped page is no pointer. Only a file's
+ * read-only mapping counts as the same everywhere: an anonymous one that
+ * is not writable is typically a reservation that grows writable later
+ * (glibc reserves 64 MiB for a thread's arena and opens it as it grows,
+ * so a table read earlier showed libomp's newer task blocks there as
+ * inaccessible, and a task pointing at its parent's private array
+ * travelled). */
 #define MAX_MAPS 4096
 
 typedef struct map_range {
     uintptr_t lo, hi;
-    int writable;
+    int priv; /* writable, or anonymous (see above) */
 } map_range_t;
 
 static map_range_t maps[MAX_MAPS];
@@ -117,24 +123,26 @@ static void maps_read(void)
 {
     FILE *f = fopen("/proc/self/maps", "r");
     char line[512], perm[8];
-    unsigned long lo, hi;
+    unsigned long lo, hi, inode;
 
     nmaps = 0;
     maps_full = 0;
     if (!f)
         return;
     while (fgets(line, sizeof line, f))
-        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perm) == 3) {
+        if (sscanf(line, "%lx-%lx %7s %*s %*s %lu", &lo, &hi, perm, &inode) ==
+            4) {
             if (nmaps == MAX_MAPS) {
                 maps_full = 1;
                 break;
             }
-            maps[nmaps++] = (map_range_t){lo, hi, perm[1] == 'w'};
+            maps[nmaps++] = (map_range_t){lo, hi, perm[1] == 'w' || !inode};
         }
     fclose(f);
 }
 
-/* 1 writable, 0 read-only, -1 not in the table (maps_lock held). */
+/* 1 private (writable or anonymous), 0 a file's read-only mapping, -1 not
+ * in the table (maps_lock held). */
 static int maps_find(uintptr_t w)
 {
     int lo = 0, hi = nmaps - 1;
@@ -146,7 +154,7 @@ static int maps_find(uintptr_t w)
         else if (w >= maps[mid].hi)
             lo = mid + 1;
         else
-            return maps[mid].writable;
+            return maps[mid].priv;
     }
     return -1;
 }
@@ -188,4 +196,28 @@ int hcrt__ts_words_travel(const void *p, size_t len)
     }
     pthread_mutex_unlock(&maps_lock);
     return ok;
+}
+
+int hcrt__ts_shareds_travel(const void *p, size_t len)
+{
+    const char *c = p;
+
+    if (!hcrt__ts_words_travel(p, len))
+        return 0;
+    for (size_t i = 0; i + sizeof(uintptr_t) <= len; i += sizeof(uintptr_t)) {
+        uintptr_t w;
+        memcpy(&w, c + i, sizeof w);
+        if (w < 0x10000 || !hcrt__dsm_contains((void *)w))
+            continue;
+        /* Read outside the maps lock: the words may need a DSM fault. */
+        uintptr_t lo = w & ~(uintptr_t)(sizeof(uintptr_t) - 1);
+        uintptr_t end = (w | 4095) + 1;
+        size_t n =
+            end - lo < HCRT_TS_SHARED_PEEK ? end - lo : HCRT_TS_SHARED_PEEK;
+        char peek[HCRT_TS_SHARED_PEEK];
+        memcpy(peek, (const void *)lo, n);
+        if (!hcrt__ts_words_travel(peek, n))
+            return 0;
+    }
+    return 1;
 }

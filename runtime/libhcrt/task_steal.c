@@ -260,7 +260,7 @@ static int data_travels(void *task, hcrt_task_ext_t *ext)
     char *t = task;
     return hcrt__ts_words_travel(t + KMP_TASK_HEAD,
                                  ext->size - KMP_TASK_HEAD) &&
-           hcrt__ts_words_travel(*(char **)t, ext->shsize);
+           hcrt__ts_shareds_travel(*(char **)t, ext->shsize);
 }
 
 /* To libomp as any task (a solo team runs it at once, inside the call). */
