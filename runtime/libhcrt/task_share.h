@@ -46,6 +46,10 @@ typedef struct hcrt_ts_site {
     uint64_t exported;     /* of which held for other nodes (atomic) */
     uint64_t ran_remote;   /* of which another node ran (atomic) */
     uint64_t kept_private; /* kept home: data outside the DSM (atomic) */
+    uint32_t plain_from;   /* tasks this deep are plain but one in
+                              sample_every (0: none): the decision's
+                              shortcut, refreshed by the sampled tasks
+                              (hcrt__tp_site_plain_from; atomic) */
     int warned;            /* the kept-home notice was printed */
 } hcrt_ts_site_t;
 

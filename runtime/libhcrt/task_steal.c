@@ -209,11 +209,34 @@ int hcrt__ts_exporting(void)
     return !hcrt__ts_local_only && hcrt__cluster_here();
 }
 
+/* The sites of the last two task entries this thread created tasks of (a
+ * recursive tree has one or two): no hash lookup per task. */
+static _Thread_local struct {
+    hcrt_task_entry_t entry;
+    hcrt_ts_site_t *site;
+} site_cache[2];
+static _Thread_local uint32_t alloc_tick;
+
+static hcrt_ts_site_t *site_of(hcrt_task_entry_t entry)
+{
+    if (site_cache[0].entry == entry)
+        return site_cache[0].site;
+    hcrt_ts_site_t *s = site_cache[1].entry == entry
+                            ? site_cache[1].site
+                            : hcrt__ts_site_of_entry(entry);
+    if (s) { /* sites live as long as the process */
+        site_cache[1] = site_cache[0];
+        site_cache[0].entry = entry;
+        site_cache[0].site = s;
+    }
+    return s;
+}
+
 uint32_t hcrt__ts_alloc_mode(hcrt_task_entry_t entry, int32_t flags,
                              size_t size, size_t shsize, uint32_t depth,
                              hcrt_ts_site_t **site)
 {
-    hcrt_ts_site_t *s = hcrt__ts_site_of_entry(entry);
+    hcrt_ts_site_t *s = site_of(entry);
 
     if (!s)
         return 0;
@@ -229,8 +252,28 @@ uint32_t hcrt__ts_alloc_mode(hcrt_task_entry_t entry, int32_t flags,
     /* A shared team runs a plain task on any thread: its children need
      * its depth. */
     uint32_t plain = hcrt__ts.solo ? 0 : HCRT_EXT_DEPTH;
-    hcrt_tp_mode_t m = hcrt__tp_site_mode(&s->tp, depth, hcrt__ts_steal_cost(),
-                                          &hcrt__ts.params);
+    /* Deep in a tree of tasks known to be small: plain without deciding,
+     * but one in sample_every, which is timed (as the decision would time
+     * it) and refreshes the shortcut. */
+    uint32_t every =
+        hcrt__ts.params.sample_every ? hcrt__ts.params.sample_every : 64;
+    uint32_t t = ++alloc_tick,
+             from = __atomic_load_n(&s->plain_from, __ATOMIC_RELAXED);
+    int sample = t % every == 0;
+    if (from && depth >= from && !sample)
+        return plain;
+    double cost = hcrt__ts_steal_cost();
+    hcrt_tp_mode_t m =
+        hcrt__tp_site_mode(&s->tp, depth, cost, &hcrt__ts.params);
+    if (sample) {
+        __atomic_store_n(
+            &s->plain_from,
+            hcrt__tp_site_plain_from(&s->tp, cost, &hcrt__ts.params),
+            __ATOMIC_RELAXED);
+        if (m == HCRT_TP_PLAIN && from && depth >= from &&
+            hcrt__ts.params.sample_every)
+            m = HCRT_TP_TIMED; /* the sample the shortcut skipped */
+    }
     if (m == HCRT_TP_PLAIN)
         return plain;
     if (!hcrt__ts_exporting() || (flags & ~TRAVEL_FLAGS) ||
@@ -489,6 +532,14 @@ void hcrt__ts_wait(int32_t gtid, int all)
     uint64_t cookie;
 
     if (!hcrt__ts.solo)
+        return;
+    /* Nothing held, taken or in flight (every taskwait of a tree asks):
+     * the ring is read first, as a task taken from it was counted in
+     * flight before it left (ring_steal). */
+    if (!__atomic_load_n(&ring_len, __ATOMIC_ACQUIRE) &&
+        !__atomic_load_n(&nunsub, __ATOMIC_ACQUIRE) &&
+        !__atomic_load_n(&hcrt__ts.inflight, __ATOMIC_SEQ_CST) &&
+        !__atomic_load_n(&hcrt__ts.unsent, __ATOMIC_SEQ_CST))
         return;
     hcrt__ts_drain(gtid, all);
     /* Every held task after `start` ran here, or another node took it

@@ -116,6 +116,22 @@ uint32_t hcrt__tp_site_worth_depth(hcrt_tp_site_t *s, double steal_ns,
     return 0;
 }
 
+uint32_t hcrt__tp_site_plain_from(hcrt_tp_site_t *s, double steal_ns,
+                                  const hcrt_tp_params_t *p)
+{
+    uint32_t from = 0;
+
+    if (__atomic_load_n(&s->timed, __ATOMIC_RELAXED) < p->min_samples)
+        return 0;
+    for (uint32_t d = HCRT_TP_DEPTHS - 1; d >= 1; d--) {
+        if (!depth_known(s, d, p) ||
+            hcrt__tp_mean(&s->at[d], 0) >= p->factor * steal_ns)
+            break;
+        from = d;
+    }
+    return from; /* known depths: the hint does not apply */
+}
+
 void hcrt__tp_site_hint(hcrt_tp_site_t *s, uint32_t depth)
 {
     uint32_t h = __atomic_load_n(&s->hint, __ATOMIC_RELAXED);

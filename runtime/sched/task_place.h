@@ -98,6 +98,13 @@ hcrt_tp_mode_t hcrt__tp_site_mode(hcrt_tp_site_t *s, uint32_t depth,
  * it creates at those depths travel too before it timed them itself. */
 uint32_t hcrt__tp_site_worth_depth(hcrt_tp_site_t *s, double steal_ns,
                                    const hcrt_tp_params_t *p);
+/* The shallowest depth from which every deeper task of `s` is an
+ * ordinary task of its node (each depth timed enough and below factor x
+ * the steal cost): a creator may skip the decision for
+ * them but one in `sample_every`. 0: none (some deeper depth is unknown
+ * or worth a steal). */
+uint32_t hcrt__tp_site_plain_from(hcrt_tp_site_t *s, double steal_ns,
+                                  const hcrt_tp_params_t *p);
 /* A task of `s` came from a node where depths up to `depth` were worth a
  * steal. */
 void hcrt__tp_site_hint(hcrt_tp_site_t *s, uint32_t depth);

@@ -157,6 +157,41 @@ static void test_hint(void)
     CHECK(hcrt__tp_site_mode(&thief, 4, 50e3, &p) != HCRT_TP_EXPORT);
 }
 
+/* Deep tasks known small: the creator's shortcut starts at the shallowest
+ * depth from which every deeper one is timed and below the threshold. */
+static void test_plain_from(void)
+{
+    hcrt_tp_params_t p = params();
+    hcrt_tp_site_t s;
+
+    hcrt__tp_site_init(&s);
+    CHECK(hcrt__tp_site_plain_from(&s, 50e3, &p) == 0); /* nothing timed */
+    for (uint32_t i = 0; i < p.depth_samples; i++) {
+        hcrt__tp_site_time(&s, 2, 15000000);
+        hcrt__tp_site_time(&s, 5, 100000); /* below 4 x 50 us */
+        for (uint32_t d = 7; d < HCRT_TP_DEPTHS; d++)
+            hcrt__tp_site_time(&s, d, 2000);
+    }
+    /* depth 6 unknown: the shortcut starts below it */
+    CHECKF(hcrt__tp_site_plain_from(&s, 50e3, &p) == 7, "%u\n",
+           hcrt__tp_site_plain_from(&s, 50e3, &p));
+    for (uint32_t i = 0; i < p.depth_samples; i++)
+        hcrt__tp_site_time(&s, 6, 3000);
+    CHECK(hcrt__tp_site_plain_from(&s, 50e3, &p) == 5);
+    /* every depth from the shortcut on is plain or a sample, never sent */
+    for (uint32_t d = 5; d < 40; d++)
+        CHECK(hcrt__tp_site_mode(&s, d, 50e3, &p) != HCRT_TP_EXPORT);
+    CHECK(hcrt__tp_site_mode(&s, 2, 50e3, &p) == HCRT_TP_EXPORT);
+    /* a cheaper steal makes depth 5 worth one: the shortcut moves deeper */
+    CHECK(hcrt__tp_site_plain_from(&s, 20e3, &p) == 6);
+    /* the deepest slot unknown: no shortcut */
+    hcrt_tp_site_t t;
+    hcrt__tp_site_init(&t);
+    for (uint32_t i = 0; i < 2 * p.min_samples; i++)
+        hcrt__tp_site_time(&t, 3, 2000);
+    CHECK(hcrt__tp_site_plain_from(&t, 50e3, &p) == 0);
+}
+
 /* The first call spreads; a call that paid keeps spreading. */
 static void test_region_first(void)
 {
@@ -235,6 +270,7 @@ int main(int argc, char **argv)
         {"big", test_big},
         {"depths", test_depths},
         {"hint", test_hint},
+        {"plain_from", test_plain_from},
         {"region_first", test_region_first},
         {"region_miss", test_region_miss},
         {"region_pays", test_region_pays},
