@@ -20,7 +20,7 @@ using namespace llvm;
 
 namespace hcc {
 
-constexpr unsigned AbiVersion = 2; // HCRT_ABI_VERSION of include/hcrt/abi.h
+constexpr unsigned AbiVersion = 3; // HCRT_ABI_VERSION of include/hcrt/abi.h
 
 // Replaces the globals named Prefix* by the elements of one array; returns
 // the array (or null) and the number of elements.

@@ -18,10 +18,13 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallBitVector.h"
+#include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/ADT/StringSet.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/IRBuilder.h"
 #include "llvm/IR/InstIterator.h"
 #include "llvm/IR/Instructions.h"
+#include "llvm/IR/Metadata.h"
 #include "llvm/IR/Module.h"
 
 using namespace llvm;
@@ -37,9 +40,18 @@ public:
     I64 = Type::getInt64Ty(Ctx);
     DescTy = StructType::getTypeByName(Ctx, "struct.hcrt_kernel_desc");
     if (!DescTy)
-      DescTy =
-          StructType::create(Ctx, {I64, PtrTy, PtrTy, PtrTy, PtrTy, I32, I32},
-                             "struct.hcrt_kernel_desc");
+      DescTy = StructType::create(
+          Ctx, {I64, PtrTy, PtrTy, PtrTy, PtrTy, I32, I32, PtrTy},
+          "struct.hcrt_kernel_desc");
+    // `declare target` variables: the device copy is the node's own global
+    // (the runtime's `target update` writes it there).
+    if (NamedMDNode *Info = M.getNamedMetadata("omp_offload.info"))
+      for (MDNode *E : Info->operands())
+        if (E->getNumOperands() >= 2)
+          if (auto *K = mdconst::dyn_extract<ConstantInt>(E->getOperand(0)))
+            if (K->getZExtValue() == 1)
+              if (auto *N = dyn_cast<MDString>(E->getOperand(1)))
+                DeclareTarget.insert(N->getString());
   }
   bool run();
 
@@ -48,6 +60,9 @@ private:
   Function *trampoline(Function *Host, const SmallBitVector &ByRef);
   SmallBitVector literalsByReference(CallBase &CB, Function *Host);
   bool describe(CallBase &CB);
+  SmallVector<GlobalVariable *, 4> hostOnlyGlobals(Function *Host);
+  Constant *globalList(ArrayRef<GlobalVariable *> Gs);
+  GlobalVariable *writableGlobal(Value *V, unsigned Depth);
 
   Module &M;
   LLVMContext &Ctx;
@@ -55,6 +70,7 @@ private:
   IntegerType *I32, *I64;
   StructType *DescTy;
   DenseMap<Value *, GlobalVariable *> Done;
+  StringSet<> DeclareTarget;
 };
 
 // The fallback's name is the region id's without the dots; if a frontend
@@ -149,6 +165,80 @@ static Constant *cstring(Module &M, StringRef S) {
   return GV;
 }
 
+// A global the region's code names by its address whose device copy is
+// not that address: writable, not thread-local, not `declare target`, not
+// the runtime's or the C library's streams.
+GlobalVariable *TargetLowerer::writableGlobal(Value *V, unsigned Depth) {
+  if (auto *GV = dyn_cast<GlobalVariable>(V)) {
+    StringRef N = GV->getName();
+    if (GV->isConstant() || GV->isThreadLocal() || DeclareTarget.count(N) ||
+        N.starts_with("__hcrt") || N.starts_with("__kmp") ||
+        N.starts_with(".omp") || N.starts_with("llvm.") ||
+        N.starts_with(".offload") || N == "stdin" || N == "stdout" ||
+        N == "stderr")
+      return nullptr;
+    return GV;
+  }
+  if (auto *CE = dyn_cast<ConstantExpr>(V); CE && Depth < 4)
+    for (Value *Op : CE->operands())
+      if (GlobalVariable *GV = writableGlobal(Op, Depth + 1))
+        return GV;
+  return nullptr;
+}
+
+// Clang's host outlining passes a global the region maps to the region's
+// function as a parameter (translated to the device copy), but code
+// outlined inside it - a task's entry, and a parallel region that only a
+// task inside it uses the global in - names the global itself, so a node
+// that runs the region as a device would use its own global, not the copy
+// (DataRaceBench DRB158: a task's writes never reached the host). The
+// region's function and every function reachable from it (called, or
+// passed to the runtime as an outlined body) are searched.
+SmallVector<GlobalVariable *, 4>
+TargetLowerer::hostOnlyGlobals(Function *Host) {
+  SmallPtrSet<Function *, 16> Seen;
+  SmallVector<Function *, 16> Work;
+  SmallVector<GlobalVariable *, 4> Found;
+  SmallPtrSet<GlobalVariable *, 4> Have;
+  Seen.insert(Host);
+  Work.push_back(Host);
+  while (!Work.empty() && Seen.size() < 256) {
+    Function *F = Work.pop_back_val();
+    for (Instruction &I : instructions(*F))
+      for (Value *Op : I.operands()) {
+        if (auto *G = dyn_cast<Function>(Op->stripPointerCasts())) {
+          if (!G->isDeclaration() && Seen.insert(G).second)
+            Work.push_back(G);
+          continue;
+        }
+        if (GlobalVariable *GV = writableGlobal(Op, 0))
+          if (Have.insert(GV).second)
+            Found.push_back(GV);
+      }
+  }
+  return Found;
+}
+
+// A NULL-name-terminated hcrt_kernel_global_t list: { name, address, size }.
+Constant *TargetLowerer::globalList(ArrayRef<GlobalVariable *> Gs) {
+  auto *GTy = StructType::get(Ctx, {PtrTy, PtrTy, I64});
+  SmallVector<Constant *, 4> Elems;
+  const DataLayout &DL = M.getDataLayout();
+  for (GlobalVariable *GV : Gs)
+    Elems.push_back(ConstantStruct::get(
+        GTy, {cstring(M, GV->getName()), GV,
+              ConstantInt::get(I64, DL.getTypeAllocSize(GV->getValueType()))}));
+  Elems.push_back(ConstantStruct::get(GTy, {ConstantPointerNull::get(PtrTy),
+                                            ConstantPointerNull::get(PtrTy),
+                                            ConstantInt::get(I64, 0)}));
+  auto *ATy = ArrayType::get(GTy, Elems.size());
+  auto *L = new GlobalVariable(M, ATy, true, GlobalValue::PrivateLinkage,
+                               ConstantArray::get(ATy, Elems),
+                               "__hcrt_kernel_globals");
+  L->setAlignment(Align(8));
+  return L;
+}
+
 bool TargetLowerer::describe(CallBase &CB) {
   Value *HostPtr = CB.getArgOperand(4)->stripPointerCasts();
   if (Done.count(HostPtr))
@@ -170,13 +260,16 @@ bool TargetLowerer::describe(CallBase &CB) {
   unsigned Line = sourceLocOf(CB).Line;
   if (size_t Pos = Name.rfind("_l"); !Line && Pos != StringRef::npos)
     Name.drop_front(Pos + 2).getAsInteger(10, Line);
+  SmallVector<GlobalVariable *, 4> Direct = hostOnlyGlobals(Host);
   Constant *Fields[] = {ConstantInt::get(I64, fnv1a(Name)),
                         cstring(M, Name),
                         cast<Constant>(HostPtr),
                         trampoline(Host, literalsByReference(CB, Host)),
                         Host,
                         ConstantInt::get(I32, Host->arg_size()),
-                        ConstantInt::get(I32, Line)};
+                        ConstantInt::get(I32, Line),
+                        Direct.empty() ? ConstantPointerNull::get(PtrTy)
+                                       : globalList(Direct)};
   auto *GV = new GlobalVariable(M, DescTy, true, GlobalValue::PrivateLinkage,
                                 ConstantStruct::get(DescTy, Fields),
                                 KernelDescPrefix + Name);

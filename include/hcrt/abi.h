@@ -23,7 +23,7 @@
 extern "C" {
 #endif
 
-#define HCRT_ABI_VERSION 2
+#define HCRT_ABI_VERSION 3
 
 #if defined(HCRT_BUILDING_RUNTIME)
 #define HCRT_ABI_EXPORT __attribute__((visibility("default")))
@@ -103,6 +103,13 @@ enum {
  * translated to the executing node's copies as libomptarget does. */
 typedef void (*hcrt_kernel_tramp_t)(void **args);
 
+/* A global named directly by code nested in a target region (below). */
+typedef struct hcrt_kernel_global {
+    const char *name; /* NULL ends a list */
+    void *addr;
+    uint64_t size;
+} hcrt_kernel_global_t;
+
 typedef struct hcrt_kernel_desc {
     uint64_t id;      /* stable: FNV-1a of the offload entry name */
     const char *name; /* "__omp_offloading_<dev>_<file>_<fn>_l<line>" */
@@ -112,6 +119,15 @@ typedef struct hcrt_kernel_desc {
     void *host_fn; /* the host fallback function */
     int32_t nargs;
     int32_t line;
+    /* Non-NULL: the writable globals that code nested in the region (a
+     * task or parallel region outlined inside it, a function it calls)
+     * names directly. Host code reads such a global at its own address,
+     * not at the device copy the region maps: clang's host outlining
+     * captures a mapped global for the region itself but not for a task
+     * inside it. The runtime runs such a region on the head, on the host's
+     * data, with the device copies of these globals brought back before
+     * and sent out after (ABI version 3). */
+    const hcrt_kernel_global_t *host_only;
 } hcrt_kernel_desc_t;
 
 /* hcrt_module_desc_t.flags */

@@ -575,6 +575,25 @@ hcrt_status_t hcrt__dm_extent(const hcrt__dm_t *dm, const void *addr,
     return HCRT_OK;
 }
 
+int32_t hcrt__dm_overlapping(const hcrt__dm_t *dm, const void *addr,
+                             int64_t len, void **begins, int64_t *sizes,
+                             int32_t max)
+{
+    uintptr_t a = (uintptr_t)addr, e = a + (uintptr_t)len;
+    int32_t i = buf_floor(dm, a), n = 0;
+
+    if (i < 0 || dm->buf[i]->begin + dm->buf[i]->size <= a)
+        i++; /* the first buffer starts after a, or ends before it */
+    for (; i < dm->nbuf && dm->buf[i]->begin < e; i++) {
+        if (n < max) {
+            begins[n] = (void *)dm->buf[i]->begin;
+            sizes[n] = (int64_t)dm->buf[i]->size;
+        }
+        n++;
+    }
+    return n;
+}
+
 int64_t hcrt__dm_refcount(const hcrt__dm_t *dm, const void *addr)
 {
     dm_buf_t *b = buf_containing(dm, (uintptr_t)addr, 1);

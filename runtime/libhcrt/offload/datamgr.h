@@ -107,6 +107,11 @@ hcrt_status_t hcrt__dm_lookup(const hcrt__dm_t *dm, const void *addr,
  * HCRT_ERR_NOT_FOUND if unmapped. */
 hcrt_status_t hcrt__dm_extent(const hcrt__dm_t *dm, const void *addr,
                               void **begin, int64_t *size);
+/* The mapped ranges overlapping [addr, addr+len): how many; the first
+ * `max` of them (host start, size) in address order. */
+int32_t hcrt__dm_overlapping(const hcrt__dm_t *dm, const void *addr,
+                             int64_t len, void **begins, int64_t *sizes,
+                             int32_t max);
 /* Reference count of the mapping holding addr, or -1 if unmapped. */
 int64_t hcrt__dm_refcount(const hcrt__dm_t *dm, const void *addr);
 int32_t hcrt__dm_nbuffers(const hcrt__dm_t *dm);

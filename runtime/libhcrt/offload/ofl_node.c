@@ -436,7 +436,15 @@ static hcrt_status_t kernel_exec(uint64_t id, int32_t device, uint32_t nparams,
         atomic_fetch_add_explicit(&node_kernels, 1, memory_order_acq_rel);
         int32_t saved = limit_threads(thread_limit);
         hcrt__doing_set(HCRT_DOING_TARGET, k); /* for a fault report */
+        /* The region ends when the tasks it created have: they are bound
+         * to its implicit parallel region, whose barrier waits for them
+         * (this thread's libomp may defer them; the results go back to the
+         * host right after). */
+        static hcrt_ident_t loc = {0, 2, 0, 0, ";unknown;target region;0;0;;"};
+        int32_t gtid = __kmpc_global_thread_num(&loc);
+        __kmpc_taskgroup(&loc, gtid);
         k->tramp(params);
+        __kmpc_end_taskgroup(&loc, gtid);
         hcrt__doing_set(HCRT_DOING_IDLE, NULL);
         if (thread_limit > 0)
             limit_threads(saved);

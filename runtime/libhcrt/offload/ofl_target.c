@@ -580,6 +580,65 @@ static void run_on_head(const hcrt_kernel_desc_t *k,
     free(params);
 }
 
+/* Once per region: why it runs on the head (hcrt_kernel_desc_t.host_only). */
+static void host_only_note(const hcrt_kernel_desc_t *k)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    static uint64_t noted[64];
+    static int nnoted;
+    int first = 1;
+
+    pthread_mutex_lock(&lock);
+    for (int i = 0; i < nnoted; i++)
+        first &= noted[i] != k->id;
+    if (first && nnoted < 64)
+        noted[nnoted++] = k->id;
+    pthread_mutex_unlock(&lock);
+    if (!first)
+        return;
+    char names[256];
+    size_t len = 0;
+    names[0] = 0;
+    for (const hcrt_kernel_global_t *g = k->host_only;
+         g->name && len + 8 < sizeof names; g++)
+        len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'",
+                                len ? ", " : "", g->name);
+    hcrt_info(HCRT_MOD_TARGET,
+              "target region %s (line %d) runs on the head, on the host's "
+              "data: code nested in it (a task or parallel region, or a "
+              "function it calls) names the global(s) %s itself, which "
+              "another node would read at its own copy, not at the region's "
+              "mapped copy; make them 'declare target' or pass them to that "
+              "code as pointers to run the region on a device",
+              k->name, k->line, names);
+}
+
+/* The device copies (in device_id's data environment) of the globals a
+ * host-only region names: `from` before it runs on the head, `to` after. */
+static void sync_globals(int to_devices, int64_t device_id,
+                         const hcrt_kernel_global_t *g)
+{
+    enum { MAX = 64 };
+    void *b[MAX], *p[MAX];
+    int64_t sz[MAX], types[MAX];
+    int32_t n = 0;
+
+    pthread_mutex_lock(&hcrt__ofl.lock);
+    select_env(device_id);
+    for (; g->name && n < MAX; g++) {
+        int32_t k = hcrt__dm_overlapping(
+            hcrt__ofl.dm, g->addr, (int64_t)g->size, b + n, sz + n, MAX - n);
+        n += k < MAX - n ? k : MAX - n;
+    }
+    pthread_mutex_unlock(&hcrt__ofl.lock);
+    for (int32_t i = 0; i < n; i++) {
+        p[i] = b[i];
+        types[i] = to_devices ? HCRT_OFL_MAP_TO : HCRT_OFL_MAP_FROM;
+    }
+    if (n)
+        hcrt__offload_data(3, device_id, n, b, p, sz, types, NULL);
+}
+
 /* ---- kernels
  * ----------------------------------------------------------------- */
 
@@ -767,6 +826,14 @@ int32_t hcrt__offload_kernel(hcrt_ident_t *loc, int64_t device_id,
     if (uses_dev_mem(a)) {
         free(m);
         run_on_head(k, a, device_id);
+        return 0;
+    }
+    if (k->host_only) {
+        free(m);
+        host_only_note(k);
+        sync_globals(0, device_id, k->host_only);
+        run_on_head(k, a, device_id);
+        sync_globals(1, device_id, k->host_only);
         return 0;
     }
     ofl_x_t *x = calloc(1, sizeof(*x));

@@ -6,7 +6,7 @@
 // RUN: %clang -fopenmp -fopenmp-targets=x86_64-pc-linux-gnu --offload-host-only -fpass-plugin=%plugin -O3 -S -emit-llvm %s -o - | FileCheck %s
 #include <stdio.h>
 
-// CHECK-DAG: @__hcrt_kernels = private constant [1 x %struct.hcrt_kernel_desc] [%struct.hcrt_kernel_desc { i64 {{-?[0-9]+}}, ptr @__hcrt_kernel_name, ptr @.__omp_offloading_{{.*}}_main_l[[LINE:[0-9]+]].region_id, ptr @__hcrt_ktramp.__omp_offloading_{{.*}}_main_l[[LINE]], ptr @__omp_offloading_{{.*}}_main_l[[LINE]], i32 3, i32 [[LINE]] }]
+// CHECK-DAG: @__hcrt_kernels = private constant [1 x %struct.hcrt_kernel_desc] [%struct.hcrt_kernel_desc { i64 {{-?[0-9]+}}, ptr @__hcrt_kernel_name, ptr @.__omp_offloading_{{.*}}_main_l[[LINE:[0-9]+]].region_id, ptr @__hcrt_ktramp.__omp_offloading_{{.*}}_main_l[[LINE]], ptr @__omp_offloading_{{.*}}_main_l[[LINE]], i32 3, i32 [[LINE]], ptr null }]
 // CHECK-DAG: call void @__hcrt_target_data_begin_mapper(
 // CHECK-DAG: call void @__hcrt_target_data_end_mapper(
 // CHECK-DAG: call {{.*}}@__hcrt_omp_target_task_alloc(

@@ -16,8 +16,8 @@ define internal void @__omp_offloading_fe00_1_main_l7(i64 %n, ptr %a, ptr %b) {
   ret void
 }
 
-; CHECK: %struct.hcrt_kernel_desc = type { i64, ptr, ptr, ptr, ptr, i32, i32 }
-; CHECK: @__hcrt_kernel.__omp_offloading_fe00_1_main_l7 = private constant %struct.hcrt_kernel_desc { i64 {{-?[0-9]+}}, ptr @__hcrt_kernel_name, ptr @.__omp_offloading_fe00_1_main_l7.region_id, ptr @__hcrt_ktramp.__omp_offloading_fe00_1_main_l7, ptr @__omp_offloading_fe00_1_main_l7, i32 3, i32 7 }
+; CHECK: %struct.hcrt_kernel_desc = type { i64, ptr, ptr, ptr, ptr, i32, i32, ptr }
+; CHECK: @__hcrt_kernel.__omp_offloading_fe00_1_main_l7 = private constant %struct.hcrt_kernel_desc { i64 {{-?[0-9]+}}, ptr @__hcrt_kernel_name, ptr @.__omp_offloading_fe00_1_main_l7.region_id, ptr @__hcrt_ktramp.__omp_offloading_fe00_1_main_l7, ptr @__omp_offloading_fe00_1_main_l7, i32 3, i32 7, ptr null }
 
 ; CHECK-LABEL: define i32 @run(
 ; CHECK: %r = call i32 @__hcrt_target_kernel(ptr @loc, i64 -1, i32 -1, i32 0, ptr @.__omp_offloading_fe00_1_main_l7.region_id, ptr %args)

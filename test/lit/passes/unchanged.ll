@@ -21,7 +21,7 @@ entry:
   ret i32 %r
 }
 
-; CHECK-DAG: @__hcrt_module = internal constant %struct.hcrt_module_desc { i32 2, i32 0, ptr @__hcrt_module_name, i64 {{-?[0-9]+}}, i32 0, i32 0, ptr null, ptr null, ptr @__start_hcrt_shared, ptr @__stop_hcrt_shared, ptr @__start_hcrt_shared_bss, ptr @__stop_hcrt_shared_bss }
+; CHECK-DAG: @__hcrt_module = internal constant %struct.hcrt_module_desc { i32 3, i32 0, ptr @__hcrt_module_name, i64 {{-?[0-9]+}}, i32 0, i32 0, ptr null, ptr null, ptr @__start_hcrt_shared, ptr @__stop_hcrt_shared, ptr @__start_hcrt_shared_bss, ptr @__stop_hcrt_shared_bss }
 ; CHECK-DAG: @llvm.global_ctors = appending global [1 x { i32, ptr, ptr }] [{ i32, ptr, ptr } { i32 101, ptr @__hcrt_module_ctor, ptr null }]
 ; CHECK-DAG: @__start_hcrt_shared = extern_weak hidden global i8
 ; CHECK-LABEL: define i32 @sum(
