@@ -44,6 +44,7 @@ struct LowerPass : PassInfoMixin<LowerPass> {
     // addresses; renames and warnings come after all of those; main last so
     // the user's main was lowered like any other function.
     markRegionData(M); // on clang's IR, before anything moves stores
+    warnUnprivatizedReductions(M);
     lowerTargets(M);
     insertMigrationPoints(M);
     lowerAtomics(M);

@@ -34,6 +34,7 @@
 
 #include "llvm/ADT/DenseMap.h"
 #include "llvm/ADT/SmallPtrSet.h"
+#include "llvm/Analysis/ValueTracking.h"
 #include "llvm/IR/CFG.h"
 #include "llvm/IR/Constants.h"
 #include "llvm/IR/InstIterator.h"
@@ -282,6 +283,107 @@ void markRegionData(Module &M) {
         calleeClosure(Roots, /*IntoRegionsAndTasks=*/true);
     if (OwnData(Micro, Code).ownOnly())
       Micro->addFnAttr(OwnDataAttr);
+  }
+}
+
+// clang 19 privatizes an array section of a global named in a reduction
+// clause (the private copy is combined into the global at the end) but
+// leaves the region's own references to the global as they are: the
+// threads update the shared global directly, racing, and their private
+// copies add nothing (`reduction(+ : hist[0:16])` on a global `hist` loses
+// updates from 4 threads on one node with clang-19 itself, at 2 nodes with
+// hcc; gcc privatizes them). Such a region stores to a global that its
+// reduction's combining step also writes, before that step.
+static void storedGlobals(Value *P, SmallPtrSetImpl<GlobalVariable *> &Out) {
+  SmallVector<const Value *, 4> Objs;
+  getUnderlyingObjects(P, Objs); // through the combine loop's phis
+  for (const Value *O : Objs)
+    if (auto *GV = dyn_cast<GlobalVariable>(O))
+      Out.insert(const_cast<GlobalVariable *>(GV));
+}
+
+void warnUnprivatizedReductions(Module &M) {
+  SmallPtrSet<GlobalVariable *, 4> Warned; // once per variable and module
+  for (Function &F : M) {
+    if (F.isDeclaration())
+      continue;
+    SmallPtrSet<BasicBlock *, 16> Combine;
+    SmallPtrSet<BasicBlock *, 4> ReduceAt;
+    for (Instruction &I : instructions(F)) {
+      auto *CB = dyn_cast<CallBase>(&I);
+      if (!CB || !isReduceName(calleeName(*CB)))
+        continue;
+      ReduceAt.insert(CB->getParent());
+      for (User *U : CB->users())
+        if (auto *SW = dyn_cast<SwitchInst>(U)) {
+          SmallVector<BasicBlock *, 8> Work;
+          for (auto Case : SW->cases())
+            Work.push_back(Case.getCaseSuccessor());
+          while (!Work.empty()) {
+            BasicBlock *BB = Work.pop_back_val();
+            if (BB == SW->getDefaultDest() || !Combine.insert(BB).second)
+              continue;
+            bool Ends = false;
+            for (Instruction &J : *BB)
+              if (auto *C = dyn_cast<CallBase>(&J))
+                Ends |= isEndReduceName(calleeName(*C));
+            if (!Ends)
+              for (BasicBlock *S : successors(BB))
+                Work.push_back(S);
+          }
+        }
+    }
+    if (Combine.empty())
+      continue;
+    SmallPtrSet<GlobalVariable *, 4> Items; // globals the combine writes
+    for (BasicBlock *BB : Combine)
+      for (Instruction &I : *BB) {
+        Value *P = nullptr;
+        if (auto *S = dyn_cast<StoreInst>(&I))
+          P = S->getPointerOperand();
+        else if (auto *A = dyn_cast<AtomicRMWInst>(&I))
+          P = A->getPointerOperand();
+        else if (auto *X = dyn_cast<AtomicCmpXchgInst>(&I))
+          P = X->getPointerOperand();
+        if (P)
+          storedGlobals(P, Items);
+      }
+    if (Items.empty())
+      continue;
+    // Blocks before the reduction: those that reach a block calling it.
+    SmallPtrSet<BasicBlock *, 32> Before;
+    SmallVector<BasicBlock *, 16> Work(ReduceAt.begin(), ReduceAt.end());
+    while (!Work.empty()) {
+      BasicBlock *BB = Work.pop_back_val();
+      if (Before.insert(BB).second)
+        for (BasicBlock *P : predecessors(BB))
+          Work.push_back(P);
+    }
+    for (BasicBlock *BB : Before) {
+      if (Combine.count(BB))
+        continue;
+      for (Instruction &I : *BB) {
+        auto *S = dyn_cast<StoreInst>(&I);
+        if (!S)
+          continue;
+        SmallPtrSet<GlobalVariable *, 2> To;
+        storedGlobals(S->getPointerOperand(), To);
+        GlobalVariable *GV = nullptr;
+        for (GlobalVariable *G : To)
+          if (Items.count(G) && !Warned.count(G))
+            GV = G;
+        if (!GV)
+          continue;
+        Warned.insert(GV);
+        warn(I, "the region updates the reduction variable '" + GV->getName() +
+                    "' itself, not its private copy: clang 19 does not "
+                    "privatize a global's array section in a reduction "
+                    "clause, so threads and nodes race on it and the result "
+                    "is wrong (with clang-19 too, from 4 threads); reduce "
+                    "the whole array (reduction(+ : " +
+                    GV->getName() + ")) or a section through a pointer to it");
+      }
+    }
   }
 }
 

@@ -26,6 +26,11 @@ inline constexpr llvm::StringLiteral OwnDataAttr = "hcc-own-data";
 /// (HCRT_REGION_OWN_DATA).
 void markRegionData(llvm::Module &M);
 
+/// Warns where a region stores to a global that its reduction clause
+/// combines into, before the combine: clang 19 leaves the region's
+/// references to a global's array section in a reduction unprivatized.
+void warnUnprivatizedReductions(llvm::Module &M);
+
 /// Whether markRegionData marked this microtask.
 bool usesOwnData(const llvm::Function &Microtask);
 
