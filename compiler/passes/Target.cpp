@@ -60,7 +60,8 @@ private:
   Function *trampoline(Function *Host, const SmallBitVector &ByRef);
   SmallBitVector literalsByReference(CallBase &CB, Function *Host);
   bool describe(CallBase &CB);
-  SmallVector<GlobalVariable *, 4> hostOnlyGlobals(Function *Host);
+  SmallVector<GlobalVariable *, 4> hostOnlyGlobals(Function *Host,
+                                                   bool &Incomplete);
   Constant *globalList(ArrayRef<GlobalVariable *> Gs);
   GlobalVariable *writableGlobal(Value *V, unsigned Depth);
 
@@ -195,14 +196,14 @@ GlobalVariable *TargetLowerer::writableGlobal(Value *V, unsigned Depth) {
 // region's function and every function reachable from it (called, or
 // passed to the runtime as an outlined body) are searched.
 SmallVector<GlobalVariable *, 4>
-TargetLowerer::hostOnlyGlobals(Function *Host) {
+TargetLowerer::hostOnlyGlobals(Function *Host, bool &Incomplete) {
   SmallPtrSet<Function *, 16> Seen;
   SmallVector<Function *, 16> Work;
   SmallVector<GlobalVariable *, 4> Found;
   SmallPtrSet<GlobalVariable *, 4> Have;
   Seen.insert(Host);
   Work.push_back(Host);
-  while (!Work.empty() && Seen.size() < 256) {
+  while (!Work.empty() && Seen.size() < 4096) {
     Function *F = Work.pop_back_val();
     for (Instruction &I : instructions(*F))
       for (Value *Op : I.operands()) {
@@ -216,6 +217,7 @@ TargetLowerer::hostOnlyGlobals(Function *Host) {
             Found.push_back(GV);
       }
   }
+  Incomplete = !Work.empty(); // too much code to follow: not proven safe
   return Found;
 }
 
@@ -260,7 +262,8 @@ bool TargetLowerer::describe(CallBase &CB) {
   unsigned Line = sourceLocOf(CB).Line;
   if (size_t Pos = Name.rfind("_l"); !Line && Pos != StringRef::npos)
     Name.drop_front(Pos + 2).getAsInteger(10, Line);
-  SmallVector<GlobalVariable *, 4> Direct = hostOnlyGlobals(Host);
+  bool Incomplete = false;
+  SmallVector<GlobalVariable *, 4> Direct = hostOnlyGlobals(Host, Incomplete);
   Constant *Fields[] = {ConstantInt::get(I64, fnv1a(Name)),
                         cstring(M, Name),
                         cast<Constant>(HostPtr),
@@ -268,8 +271,9 @@ bool TargetLowerer::describe(CallBase &CB) {
                         Host,
                         ConstantInt::get(I32, Host->arg_size()),
                         ConstantInt::get(I32, Line),
-                        Direct.empty() ? ConstantPointerNull::get(PtrTy)
-                                       : globalList(Direct)};
+                        Direct.empty() && !Incomplete
+                            ? ConstantPointerNull::get(PtrTy)
+                            : globalList(Direct)};
   auto *GV = new GlobalVariable(M, DescTy, true, GlobalValue::PrivateLinkage,
                                 ConstantStruct::get(DescTy, Fields),
                                 KernelDescPrefix + Name);

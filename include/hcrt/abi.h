@@ -126,7 +126,8 @@ typedef struct hcrt_kernel_desc {
      * captures a mapped global for the region itself but not for a task
      * inside it. The runtime runs such a region on the head, on the host's
      * data, with the device copies of these globals brought back before
-     * and sent out after (ABI version 3). */
+     * and sent out after (ABI version 3). An empty list: the pass could
+     * not follow all the code; the region runs on the head all the same. */
     const hcrt_kernel_global_t *host_only;
 } hcrt_kernel_desc_t;
 

@@ -603,6 +603,8 @@ static void host_only_note(const hcrt_kernel_desc_t *k)
          g->name && len + 8 < sizeof names; g++)
         len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'",
                                 len ? ", " : "", g->name);
+    if (!len) /* the pass gave up following its code (Target.cpp) */
+        snprintf(names, sizeof names, "(not known: too much code to check)");
     hcrt_info(HCRT_MOD_TARGET,
               "target region %s (line %d) runs on the head, on the host's "
               "data: code nested in it (a task or parallel region, or a "
