@@ -86,12 +86,16 @@ bool isOpenMPRuntimeName(StringRef N) {
 
 // Blocks of F that combine a reduction clause: from each successor of the
 // switch on __kmpc_reduce's result (1: under the runtime's lock, 2:
-// atomically) up to the block that calls __kmpc_end_reduce.
-void OwnData::reductionBlocks(Function &F) {
+// atomically) up to the block that calls __kmpc_end_reduce. ReduceAt, if
+// given, gets the blocks that call __kmpc_reduce.
+void combineBlocks(Function &F, SmallPtrSetImpl<BasicBlock *> &Combine,
+                   SmallPtrSetImpl<BasicBlock *> *ReduceAt) {
   for (Instruction &I : instructions(F)) {
     auto *CB = dyn_cast<CallBase>(&I);
     if (!CB || !isReduceName(calleeName(*CB)))
       continue;
+    if (ReduceAt)
+      ReduceAt->insert(CB->getParent());
     for (User *U : CB->users()) {
       auto *SW = dyn_cast<SwitchInst>(U);
       if (!SW)
@@ -113,6 +117,10 @@ void OwnData::reductionBlocks(Function &F) {
       }
     }
   }
+}
+
+void OwnData::reductionBlocks(Function &F) {
+  combineBlocks(F, Combine, nullptr);
 }
 
 // An alloca whose address is only loaded from and stored to (never passed
@@ -309,30 +317,7 @@ void warnUnprivatizedReductions(Module &M) {
       continue;
     SmallPtrSet<BasicBlock *, 16> Combine;
     SmallPtrSet<BasicBlock *, 4> ReduceAt;
-    for (Instruction &I : instructions(F)) {
-      auto *CB = dyn_cast<CallBase>(&I);
-      if (!CB || !isReduceName(calleeName(*CB)))
-        continue;
-      ReduceAt.insert(CB->getParent());
-      for (User *U : CB->users())
-        if (auto *SW = dyn_cast<SwitchInst>(U)) {
-          SmallVector<BasicBlock *, 8> Work;
-          for (auto Case : SW->cases())
-            Work.push_back(Case.getCaseSuccessor());
-          while (!Work.empty()) {
-            BasicBlock *BB = Work.pop_back_val();
-            if (BB == SW->getDefaultDest() || !Combine.insert(BB).second)
-              continue;
-            bool Ends = false;
-            for (Instruction &J : *BB)
-              if (auto *C = dyn_cast<CallBase>(&J))
-                Ends |= isEndReduceName(calleeName(*C));
-            if (!Ends)
-              for (BasicBlock *S : successors(BB))
-                Work.push_back(S);
-          }
-        }
-    }
+    combineBlocks(F, Combine, &ReduceAt);
     if (Combine.empty())
       continue;
     SmallPtrSet<GlobalVariable *, 4> Items; // globals the combine writes
