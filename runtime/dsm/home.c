@@ -125,6 +125,11 @@ uint64_t hcrt__dsm_dir_add_writer_at(dsm_dir_t *d, int home, int who)
 {
     if (!dsm.classify)
         return 0;
+    /* Registered already (every atomic on the page asks): a load, not a
+     * locked read-modify-write of the entry. A clear racing it (a
+     * migration's) ends as it would after the fetch_or below. */
+    if (atomic_load(&d->writers) & bit(who))
+        return 0;
     uint64_t old = atomic_fetch_or(&d->writers, bit(who));
     if (old & bit(who))
         return 0;
