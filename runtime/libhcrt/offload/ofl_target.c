@@ -620,25 +620,21 @@ static void host_only_note(const hcrt_kernel_desc_t *k)
 static void sync_globals(int to_devices, int64_t device_id,
                          const hcrt_kernel_global_t *g)
 {
-    enum { MAX = 64 };
-    void *b[MAX], *p[MAX];
-    int64_t sz[MAX], types[MAX];
-    int32_t n = 0;
-
-    pthread_mutex_lock(&hcrt__ofl.lock);
-    select_env(device_id);
-    for (; g->name && n < MAX; g++) {
-        int32_t k = hcrt__dm_overlapping(
-            hcrt__ofl.dm, g->addr, (int64_t)g->size, b + n, sz + n, MAX - n);
-        n += k < MAX - n ? k : MAX - n;
+    for (; g->name; g++) {
+        pthread_mutex_lock(&hcrt__ofl.lock);
+        select_env(device_id);
+        int32_t n = hcrt__dm_overlapping(hcrt__ofl.dm, g->addr,
+                                         (int64_t)g->size, NULL, NULL, 0);
+        void **b = malloc((size_t)(n ? n : 1) * sizeof(void *));
+        int64_t *sz = malloc((size_t)(n ? n : 1) * sizeof(int64_t));
+        if (!b || !sz)
+            hcrt_fatal(HCRT_MOD_TARGET, "out of memory");
+        hcrt__dm_overlapping(hcrt__ofl.dm, g->addr, (int64_t)g->size, b, sz, n);
+        pthread_mutex_unlock(&hcrt__ofl.lock);
+        if (n) /* `target update` of each mapped range, as for arguments */
+            sync_mapped(to_devices, device_id, n, b, b, sz);
+        free(b), free(sz);
     }
-    pthread_mutex_unlock(&hcrt__ofl.lock);
-    for (int32_t i = 0; i < n; i++) {
-        p[i] = b[i];
-        types[i] = to_devices ? HCRT_OFL_MAP_TO : HCRT_OFL_MAP_FROM;
-    }
-    if (n)
-        hcrt__offload_data(3, device_id, n, b, p, sz, types, NULL);
 }
 
 /* ---- kernels
