@@ -108,11 +108,16 @@ hcrt_tp_mode_t hcrt__tp_site_mode(hcrt_tp_site_t *s, uint32_t depth,
 uint32_t hcrt__tp_site_worth_depth(hcrt_tp_site_t *s, double steal_ns,
                                    const hcrt_tp_params_t *p)
 {
+    double nearest = 0; /* hcrt__tp_site_estimate's, from the deepest up */
+
     if (__atomic_load_n(&s->timed, __ATOMIC_RELAXED) < p->min_samples)
         return 0;
-    for (uint32_t d = HCRT_TP_DEPTHS - 1; d >= 1; d--)
-        if (hcrt__tp_site_estimate(s, d, p) >= p->factor * steal_ns)
+    for (uint32_t d = HCRT_TP_DEPTHS - 1; d >= 1; d--) {
+        if (depth_known(s, d, p))
+            nearest = hcrt__tp_mean(&s->at[d], 0);
+        if (nearest >= p->factor * steal_ns)
             return d;
+    }
     return 0;
 }
 
