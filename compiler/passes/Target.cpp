@@ -62,7 +62,7 @@ private:
   bool describe(CallBase &CB);
   SmallVector<GlobalVariable *, 4> hostOnlyGlobals(Function *Host,
                                                    bool &Incomplete);
-  Constant *globalList(ArrayRef<GlobalVariable *> Gs);
+  Constant *globalList(ArrayRef<GlobalVariable *> Gs, StringRef Routine);
   GlobalVariable *writableGlobal(Value *V, unsigned Depth);
 
   Module &M;
@@ -72,6 +72,7 @@ private:
   StructType *DescTy;
   DenseMap<Value *, GlobalVariable *> Done;
   StringSet<> DeclareTarget;
+  StringRef LockRoutine; // set by hostOnlyGlobals
 };
 
 // The fallback's name is the region id's without the dots; if a frontend
@@ -203,6 +204,8 @@ TargetLowerer::hostOnlyGlobals(Function *Host, bool &Incomplete) {
   SmallPtrSet<GlobalVariable *, 4> Have;
   Seen.insert(Host);
   Work.push_back(Host);
+  bool InitsLock = false;
+  StringRef UsesLock;
   while (!Work.empty() && Seen.size() < 4096) {
     Function *F = Work.pop_back_val();
     for (Instruction &I : instructions(*F))
@@ -210,6 +213,16 @@ TargetLowerer::hostOnlyGlobals(Function *Host, bool &Incomplete) {
         if (auto *G = dyn_cast<Function>(Op->stripPointerCasts())) {
           if (!G->isDeclaration() && Seen.insert(G).second)
             Work.push_back(G);
+          StringRef N = G->getName();
+          if (N == "omp_init_lock" || N == "omp_init_nest_lock" ||
+              N == "omp_init_lock_with_hint" ||
+              N == "omp_init_nest_lock_with_hint")
+            InitsLock = true;
+          else if (UsesLock.empty() &&
+                   (N == "omp_set_lock" || N == "omp_unset_lock" ||
+                    N == "omp_test_lock" || N == "omp_set_nest_lock" ||
+                    N == "omp_unset_nest_lock" || N == "omp_test_nest_lock"))
+            UsesLock = N;
           continue;
         }
         if (GlobalVariable *GV = writableGlobal(Op, 0))
@@ -218,11 +231,18 @@ TargetLowerer::hostOnlyGlobals(Function *Host, bool &Incomplete) {
       }
   }
   Incomplete = !Work.empty(); // too much code to follow: not proven safe
+  // A lock the region takes but does not make is the host's: its value
+  // (copied in by `firstprivate` or a map) means nothing on another node
+  // (DataRaceBench DRB152: a worker crashed in omp_set_lock).
+  LockRoutine = !InitsLock ? UsesLock : StringRef();
   return Found;
 }
 
-// A NULL-name-terminated hcrt_kernel_global_t list: { name, address, size }.
-Constant *TargetLowerer::globalList(ArrayRef<GlobalVariable *> Gs) {
+// A NULL-name-terminated hcrt_kernel_global_t list: { name, address, size },
+// after it a lock routine the region calls on a lock it does not make
+// ({ "omp_set_lock", NULL, 0 }).
+Constant *TargetLowerer::globalList(ArrayRef<GlobalVariable *> Gs,
+                                    StringRef Routine) {
   auto *GTy = StructType::get(Ctx, {PtrTy, PtrTy, I64});
   SmallVector<Constant *, 4> Elems;
   const DataLayout &DL = M.getDataLayout();
@@ -230,6 +250,10 @@ Constant *TargetLowerer::globalList(ArrayRef<GlobalVariable *> Gs) {
     Elems.push_back(ConstantStruct::get(
         GTy, {cstring(M, GV->getName()), GV,
               ConstantInt::get(I64, DL.getTypeAllocSize(GV->getValueType()))}));
+  if (!Routine.empty())
+    Elems.push_back(ConstantStruct::get(GTy, {cstring(M, Routine),
+                                              ConstantPointerNull::get(PtrTy),
+                                              ConstantInt::get(I64, 0)}));
   Elems.push_back(ConstantStruct::get(GTy, {ConstantPointerNull::get(PtrTy),
                                             ConstantPointerNull::get(PtrTy),
                                             ConstantInt::get(I64, 0)}));
@@ -271,9 +295,9 @@ bool TargetLowerer::describe(CallBase &CB) {
                         Host,
                         ConstantInt::get(I32, Host->arg_size()),
                         ConstantInt::get(I32, Line),
-                        Direct.empty() && !Incomplete
+                        Direct.empty() && !Incomplete && LockRoutine.empty()
                             ? ConstantPointerNull::get(PtrTy)
-                            : globalList(Direct)};
+                            : globalList(Direct, LockRoutine)};
   auto *GV = new GlobalVariable(M, DescTy, true, GlobalValue::PrivateLinkage,
                                 ConstantStruct::get(DescTy, Fields),
                                 KernelDescPrefix + Name);

@@ -127,7 +127,10 @@ typedef struct hcrt_kernel_desc {
      * inside it. The runtime runs such a region on the head, on the host's
      * data, with the device copies of these globals brought back before
      * and sent out after (ABI version 3). An empty list: the pass could
-     * not follow all the code; the region runs on the head all the same. */
+     * not follow all the code; the region runs on the head all the same.
+     * An entry with a NULL addr names a lock routine (omp_set_lock & co.)
+     * the region calls on a lock it does not initialise itself: the lock
+     * is the host's, and the region runs on the head for it. */
     const hcrt_kernel_global_t *host_only;
 } hcrt_kernel_desc_t;
 

@@ -598,11 +598,23 @@ static void host_only_note(const hcrt_kernel_desc_t *k)
         return;
     char names[256];
     size_t len = 0;
+    const char *routine = NULL;
     names[0] = 0;
-    for (const hcrt_kernel_global_t *g = k->host_only;
-         g->name && len + 8 < sizeof names; g++)
-        len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'",
-                                len ? ", " : "", g->name);
+    for (const hcrt_kernel_global_t *g = k->host_only; g->name; g++)
+        if (!g->addr)
+            routine = g->name;
+        else if (len + 8 < sizeof names)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'",
+                                    len ? ", " : "", g->name);
+    if (routine)
+        hcrt_info(HCRT_MOD_TARGET,
+                  "target region %s (line %d) runs on the head: it calls %s "
+                  "on a lock it does not initialise, so the lock is the "
+                  "host's and means nothing on another node; initialise the "
+                  "lock inside the region to run it on a device",
+                  k->name, k->line, routine);
+    if (!len && routine)
+        return;
     if (!len) /* the pass gave up following its code (Target.cpp) */
         snprintf(names, sizeof names, "(not known: too much code to check)");
     hcrt_info(HCRT_MOD_TARGET,
@@ -621,6 +633,8 @@ static void sync_globals(int to_devices, int64_t device_id,
                          const hcrt_kernel_global_t *g)
 {
     for (; g->name; g++) {
+        if (!g->addr) /* a lock routine, not a global (host_only_note) */
+            continue;
         pthread_mutex_lock(&hcrt__ofl.lock);
         select_env(device_id);
         int32_t n = hcrt__dm_overlapping(hcrt__ofl.dm, g->addr,
