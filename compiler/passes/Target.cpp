@@ -169,15 +169,16 @@ static Constant *cstring(Module &M, StringRef S) {
 
 // A global the region's code names by its address whose device copy is
 // not that address: writable, not thread-local, not `declare target`, not
-// the runtime's or the C library's streams.
+// the runtime's (a `critical`'s lock, ".gomp_critical_user_<name>.var", is
+// the running node's own) or the C library's streams.
 GlobalVariable *TargetLowerer::writableGlobal(Value *V, unsigned Depth) {
   if (auto *GV = dyn_cast<GlobalVariable>(V)) {
     StringRef N = GV->getName();
     if (GV->isConstant() || GV->isThreadLocal() || DeclareTarget.count(N) ||
         N.starts_with("__hcrt") || N.starts_with("__kmp") ||
-        N.starts_with(".omp") || N.starts_with("llvm.") ||
-        N.starts_with(".offload") || N == "stdin" || N == "stdout" ||
-        N == "stderr")
+        N.starts_with(".omp") || N.starts_with(".gomp_critical_user_") ||
+        N.starts_with("llvm.") || N.starts_with(".offload") || N == "stdin" ||
+        N == "stdout" || N == "stderr")
       return nullptr;
     return GV;
   }
