@@ -66,6 +66,11 @@ static int less(uint64_t a, uint64_t b, int sgn)
     return sgn ? (int64_t)a < (int64_t)b : a < b;
 }
 
+/* In the loop's own width, as libomp counts it: flang encodes a loop that
+ * runs no iteration as lb 0, ub 0xffffffff of __kmpc_for_static_init_4u
+ * (its trip count less one, wrapped), which libomp's 32-bit count of
+ * 2^32 wraps to 0 (NPB UA: a `do iel = n1, nelt, n1` with n1 > nelt ran
+ * 2^32 / nodes iterations off its arrays). */
 static uint64_t trip_count(uint64_t lb, uint64_t ub, int64_t incr, int sgn,
                            int width)
 {
@@ -83,8 +88,8 @@ static uint64_t trip_count(uint64_t lb, uint64_t ub, int64_t incr, int sgn,
         diff = lb - ub, step = -(uint64_t)incr;
     }
     if (width == 4)
-        diff &= 0xffffffffu;
-    return diff / step + 1;
+        return ((diff & 0xffffffffu) / step + 1) & 0xffffffffu;
+    return diff / step + 1; /* 2^64 wraps to 0 by itself */
 }
 
 static int base_sched(int32_t sched)
