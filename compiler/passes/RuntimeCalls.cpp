@@ -89,7 +89,8 @@ const char *const KmpcNames[] = {"global_thread_num",
                                  "taskred_init",
                                  "taskred_modifier_init",
                                  "task_reduction_modifier_fini",
-                                 "task_reduction_get_th_data"};
+                                 "task_reduction_get_th_data",
+                                 "threadprivate_cached"};
 
 // __tgt_<x> with an __hcrt_<x> twin. __tgt_target_kernel is hcc-target's:
 // it renames only the calls whose kernel it could describe.
@@ -171,6 +172,51 @@ const char *const ApiNames[] = {"get_thread_num",
 const char *const KmpcAllocNames[] = {"alloc", "aligned_alloc", "calloc",
                                       "realloc", "free"};
 
+// HCRT_OMP_FAPI_LIST (abi.h): libomp's Fortran entry points omp_<x>_,
+// called by Fortran code that declares the routines `external`.
+const char *const FortranApiNames[] = {"get_thread_num",
+                                       "get_num_threads",
+                                       "get_max_threads",
+                                       "get_num_procs",
+                                       "in_parallel",
+                                       "get_level",
+                                       "get_active_level",
+                                       "get_thread_limit",
+                                       "get_dynamic",
+                                       "get_nested",
+                                       "get_max_active_levels",
+                                       "in_final",
+                                       "get_cancellation",
+                                       "get_num_teams",
+                                       "get_team_num",
+                                       "get_num_devices",
+                                       "get_device_num",
+                                       "get_default_device",
+                                       "is_initial_device",
+                                       "get_initial_device",
+                                       "set_num_threads",
+                                       "set_dynamic",
+                                       "set_nested",
+                                       "set_max_active_levels",
+                                       "set_default_device",
+                                       "get_ancestor_thread_num",
+                                       "get_team_size",
+                                       "init_lock",
+                                       "destroy_lock",
+                                       "set_lock",
+                                       "unset_lock",
+                                       "test_lock",
+                                       "init_nest_lock",
+                                       "destroy_nest_lock",
+                                       "set_nest_lock",
+                                       "unset_nest_lock",
+                                       "test_nest_lock",
+                                       "get_proc_bind",
+                                       "get_wtime",
+                                       "get_wtick",
+                                       "set_schedule",
+                                       "get_schedule"};
+
 template <size_t N> StringSet<> toSet(const char *const (&Names)[N]) {
   StringSet<> S;
   for (const char *Name : Names)
@@ -185,6 +231,7 @@ std::string hcrtTwin(StringRef Name) {
   static const StringSet<> Tgt = toSet(TgtNames);
   static const StringSet<> Api = toSet(ApiNames);
   static const StringSet<> KmpcAlloc = toSet(KmpcAllocNames);
+  static const StringSet<> FortranApi = toSet(FortranApiNames);
   StringRef Rest = Name;
   if (Rest.consume_front("__kmpc_") && Kmpc.contains(Rest))
     return ("__hcrt_" + Rest).str();
@@ -197,6 +244,10 @@ std::string hcrtTwin(StringRef Name) {
   Rest = Name;
   if (Rest.consume_front("omp_") && Api.contains(Rest))
     return ("__hcrt_omp_" + Rest).str();
+  Rest = Name;
+  if (Rest.consume_front("omp_") && Rest.consume_back("_") &&
+      FortranApi.contains(Rest))
+    return ("__hcrt_omp_" + Rest + "_").str();
   if (isGuardName(Name))
     return ("__hcrt" + Name.drop_front(1)).str(); /* __hcrt_cxa_guard_* */
   return "";
@@ -220,6 +271,13 @@ static bool isHarmless(StringRef N) {
 bool isUnsupportedCall(StringRef N) {
   if (!N.starts_with("__kmpc_") && !N.starts_with("__tgt_"))
     return false;
+  // A region that takes threadprivate copies from libomp runs on the head:
+  // the workers' own copies (tprivate.c) start from the initial value and
+  // stay on their node, so a thread's values would not follow it when
+  // region placement moves it. The twin serves calls outside such regions
+  // (a function of another file, called from a region of this one).
+  if (N == "__kmpc_threadprivate_cached")
+    return true;
   return !isForkName(N) && hcrtTwin(N).empty() && !isHarmless(N);
 }
 

@@ -226,6 +226,14 @@ HCRT_ABI_EXPORT void __hcrt_fork_teams(hcrt_ident_t *loc,
                                        void **args);
 
 HCRT_ABI_EXPORT int32_t __hcrt_global_thread_num(hcrt_ident_t *loc);
+/* The calling thread's copy of a threadprivate variable libomp keeps
+ * (flang's threadprivate; clang's with -fno-openmp-use-tls), called
+ * outside the regions that run on the head: the head asks libomp, a worker
+ * keeps its threads' own copies (tprivate.c). Added in ABI version 3
+ * (additive). */
+HCRT_ABI_EXPORT void *__hcrt_threadprivate_cached(hcrt_ident_t *loc,
+                                                  int32_t gtid, void *data,
+                                                  size_t size, void ***cache);
 HCRT_ABI_EXPORT void __hcrt_push_num_threads(hcrt_ident_t *loc, int32_t gtid,
                                              int32_t nthreads);
 HCRT_ABI_EXPORT void __hcrt_push_proc_bind(hcrt_ident_t *loc, int32_t gtid,
@@ -685,6 +693,28 @@ HCRT_ABI_EXPORT void __hcrt_push_mapper_component(void *handle, void *base,
 // clang-format on
 
 /* The runtime defines each __hcrt_omp_<name> with omp.h's prototype. */
+
+/* libomp's Fortran entry points, `omp_<name>_` (every argument by
+ * reference), called by Fortran code that declares the routines `external`
+ * rather than `use omp_lib`: each becomes `__hcrt_omp_<name>_` with the
+ * same signature. */
+// clang-format off
+#define HCRT_OMP_FAPI_LIST(X)                                                \
+    X(get_thread_num) X(get_num_threads) X(get_max_threads)                  \
+    X(get_num_procs) X(in_parallel) X(get_level) X(get_active_level)         \
+    X(get_thread_limit) X(get_dynamic) X(get_nested)                         \
+    X(get_max_active_levels) X(in_final) X(get_cancellation)                 \
+    X(get_num_teams) X(get_team_num) X(get_num_devices) X(get_device_num)    \
+    X(get_default_device) X(is_initial_device) X(get_initial_device)         \
+    X(set_num_threads) X(set_dynamic) X(set_nested)                          \
+    X(set_max_active_levels) X(set_default_device)                           \
+    X(get_ancestor_thread_num) X(get_team_size)                              \
+    X(init_lock) X(destroy_lock) X(set_lock) X(unset_lock) X(test_lock)      \
+    X(init_nest_lock) X(destroy_nest_lock) X(set_nest_lock)                  \
+    X(unset_nest_lock) X(test_nest_lock)                                     \
+    X(get_proc_bind) X(get_wtime) X(get_wtick) X(set_schedule)               \
+    X(get_schedule)
+// clang-format on
 
 #ifdef __cplusplus
 }

@@ -42,6 +42,8 @@ typedef int hcrt_omp_lock_hint_t; /* omp_sync_hint_t */
 void __kmpc_fork_call(hcrt_ident_t *loc, int32_t argc, kmpc_micro_t fn, ...);
 void __kmpc_fork_teams(hcrt_ident_t *loc, int32_t argc, kmpc_micro_t fn, ...);
 int32_t __kmpc_global_thread_num(hcrt_ident_t *loc);
+void *__kmpc_threadprivate_cached(hcrt_ident_t *loc, int32_t gtid, void *data,
+                                  size_t size, void ***cache);
 void __kmpc_push_num_threads(hcrt_ident_t *loc, int32_t gtid, int32_t n);
 void __kmpc_push_proc_bind(hcrt_ident_t *loc, int32_t gtid, int32_t bind);
 void __kmpc_push_num_teams(hcrt_ident_t *loc, int32_t gtid, int32_t nteams,

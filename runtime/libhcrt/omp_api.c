@@ -380,3 +380,98 @@ HCRT_ABI_EXPORT int __hcrt_omp_test_nest_lock(hcrt_omp_nest_lock_t *l)
         return dsm_nest_set(l, 1);
     return omp_test_nest_lock(l);
 }
+
+/* ---- Fortran entry points ---------------------------------------------
+ * A Fortran program that declares the routines `external` (NPB: `external
+ * omp_get_max_threads`) instead of `use omp_lib` calls libomp's Fortran
+ * names, omp_<name>_, with every argument by reference; the pass renames
+ * those in HCRT_OMP_FAPI_LIST to these. Without them the program asked
+ * libomp, which answers for the node alone: one thread of one at every
+ * rank of a cluster region (NPB MG's zran3 failed its verification), and
+ * its locks were each node's own. */
+#define FTN_INT0(name)                                                         \
+    HCRT_ABI_EXPORT int __hcrt_omp_##name##_(void)                             \
+    {                                                                          \
+        return __hcrt_omp_##name();                                            \
+    }
+#define FTN_VOID_INT(name)                                                     \
+    HCRT_ABI_EXPORT void __hcrt_omp_##name##_(const int *v)                    \
+    {                                                                          \
+        __hcrt_omp_##name(*v);                                                 \
+    }
+#define FTN_INT_INT(name)                                                      \
+    HCRT_ABI_EXPORT int __hcrt_omp_##name##_(const int *v)                     \
+    {                                                                          \
+        return __hcrt_omp_##name(*v);                                          \
+    }
+#define FTN_LOCK(name, R, T)                                                   \
+    HCRT_ABI_EXPORT R __hcrt_omp_##name##_(T *l)                               \
+    {                                                                          \
+        return __hcrt_omp_##name(l);                                           \
+    }
+
+FTN_INT0(get_thread_num)
+FTN_INT0(get_num_threads)
+FTN_INT0(get_max_threads)
+FTN_INT0(get_num_procs)
+FTN_INT0(in_parallel)
+FTN_INT0(get_level)
+FTN_INT0(get_active_level)
+FTN_INT0(get_thread_limit)
+FTN_INT0(get_dynamic)
+FTN_INT0(get_nested)
+FTN_INT0(get_max_active_levels)
+FTN_INT0(in_final)
+FTN_INT0(get_cancellation)
+FTN_INT0(get_num_teams)
+FTN_INT0(get_team_num)
+FTN_INT0(get_num_devices)
+FTN_INT0(get_device_num)
+FTN_INT0(get_default_device)
+FTN_INT0(is_initial_device)
+FTN_INT0(get_initial_device)
+FTN_VOID_INT(set_num_threads)
+FTN_VOID_INT(set_dynamic)
+FTN_VOID_INT(set_nested)
+FTN_VOID_INT(set_max_active_levels)
+FTN_VOID_INT(set_default_device)
+FTN_INT_INT(get_ancestor_thread_num)
+FTN_INT_INT(get_team_size)
+FTN_LOCK(init_lock, void, hcrt_omp_lock_t)
+FTN_LOCK(destroy_lock, void, hcrt_omp_lock_t)
+FTN_LOCK(set_lock, void, hcrt_omp_lock_t)
+FTN_LOCK(unset_lock, void, hcrt_omp_lock_t)
+FTN_LOCK(test_lock, int, hcrt_omp_lock_t)
+FTN_LOCK(init_nest_lock, void, hcrt_omp_nest_lock_t)
+FTN_LOCK(destroy_nest_lock, void, hcrt_omp_nest_lock_t)
+FTN_LOCK(set_nest_lock, void, hcrt_omp_nest_lock_t)
+FTN_LOCK(unset_nest_lock, void, hcrt_omp_nest_lock_t)
+FTN_LOCK(test_nest_lock, int, hcrt_omp_nest_lock_t)
+
+HCRT_ABI_EXPORT int __hcrt_omp_get_proc_bind_(void)
+{
+    return (int)__hcrt_omp_get_proc_bind();
+}
+
+HCRT_ABI_EXPORT double __hcrt_omp_get_wtime_(void)
+{
+    return __hcrt_omp_get_wtime();
+}
+
+HCRT_ABI_EXPORT double __hcrt_omp_get_wtick_(void)
+{
+    return __hcrt_omp_get_wtick();
+}
+
+HCRT_ABI_EXPORT void __hcrt_omp_set_schedule_(const int *kind, const int *chunk)
+{
+    __hcrt_omp_set_schedule((hcrt_omp_sched_t)*kind, *chunk);
+}
+
+HCRT_ABI_EXPORT void __hcrt_omp_get_schedule_(int *kind, int *chunk)
+{
+    hcrt_omp_sched_t k;
+
+    __hcrt_omp_get_schedule(&k, chunk);
+    *kind = (int)k;
+}
