@@ -90,22 +90,23 @@ static int mpirun_values(const char *a) {
 }
 
 static void usage(FILE *out) {
-  fprintf(out,
-          "usage: hcrun [-n N] [--threads T] [-v] [--dry-run] "
-          "[--host-file F] [mpirun options] program [args...]\n"
-          "  -n, -np N        number of nodes (MPI ranks), default 1\n"
-          "  --threads T      OpenMP threads per node (OMP_NUM_THREADS);\n"
-          "  --threads T0,T1  per node: node k gets Tk (HCRT_NODE_THREADS)\n"
-          "  --host-file F    hosts to run on (mpirun --hostfile)\n"
-          "  --netns N        each of N ranks in its own network namespace\n"
-          "                   on a bridge (root; share/hcc/netns.sh)\n"
-          "  --inject-failure RANK@SECONDS[:kill|stop|exit|segv|cut],...\n"
-          "                   make ranks fail, for tests (HCRT_FAULT_INJECT)\n"
-          "  --ft             FT mode: the job goes on without a lost worker\n"
-          "                   (HCRT_FT=1 and Open MPI's --enable-recovery)\n"
-          "  -v, --verbose    print the mpirun command before running it\n"
-          "  --dry-run        print the mpirun command, do not run it\n"
-          "  HCC_MPIRUN       mpirun to use (default: mpirun in PATH)\n");
+  fprintf(
+      out,
+      "usage: hcrun [-n N] [--threads T] [-v] [--dry-run] "
+      "[--host-file F] [mpirun options] program [args...]\n"
+      "  -n, -np N        number of nodes (MPI ranks), default 1\n"
+      "  --threads T      OpenMP threads per node (OMP_NUM_THREADS);\n"
+      "  --threads T0,T1  per node: node k gets Tk (HCRT_NODE_THREADS)\n"
+      "  --host-file F    hosts to run on (mpirun --hostfile)\n"
+      "  --netns N        each of N ranks in its own network namespace\n"
+      "                   on a bridge (root; share/hcc/netns.sh)\n"
+      "  --inject-failure RANK@SECONDS[:kill|stop|exit|segv|cut|starve=S],...\n"
+      "                   make ranks fail, for tests (HCRT_FAULT_INJECT)\n"
+      "  --ft             FT mode: the job goes on without a lost worker\n"
+      "                   (HCRT_FT=1 and Open MPI's --enable-recovery)\n"
+      "  -v, --verbose    print the mpirun command before running it\n"
+      "  --dry-run        print the mpirun command, do not run it\n"
+      "  HCC_MPIRUN       mpirun to use (default: mpirun in PATH)\n");
 }
 
 static int parse_count(const char *flag, const char *s, long *out) {
@@ -219,6 +220,8 @@ static int inject_item_ok(const char *s, size_t len) {
     return 0;
   if (!strncmp(kind, "stop=", 5))
     return strtod(kind + 5, &end) > 0 && !*end;
+  if (!strncmp(kind, "starve=", 7))
+    return strtod(kind + 7, &end) > 0 && !*end;
   return !strcmp(kind, "kill") || !strcmp(kind, "stop") ||
          !strcmp(kind, "exit") || !strcmp(kind, "segv") || !strcmp(kind, "cut");
 }
@@ -236,7 +239,8 @@ static int check_inject(const char *spec) {
   fprintf(stderr,
           "hcrun: error: invalid value '%s' for --inject-failure: expected "
           "RANK@SECONDS[:KIND] or RANK@startup|shutdown[:KIND], KIND one of "
-          "kill, stop, stop=SECONDS, exit, segv, cut; several separated by "
+          "kill, stop, stop=SECONDS, exit, segv, cut, starve=SECONDS; "
+          "several separated by "
           "commas (e.g. 1@2.5:stop)\n",
           spec ? spec : "");
   return -1;

@@ -10,8 +10,10 @@
 #   - one report names rank RANK, its host and the diagnosis of KIND
 #     (kill, exit, segv: died; stop: stopped answering; cut: was cut off),
 #     on stderr through the runtime's log and in the JSON file;
-#   - KIND none (nothing injected) or stop=S with S below the timeout:
-#     the run succeeds, prints "PHASE done", and no report appears.
+#   - KIND none (nothing injected), stop=S with S below the timeout, or
+#     starve=S (the rank's detector thread sleeps S s while the process
+#     computes: a detector starved of CPU): the run succeeds, prints
+#     "PHASE done", and no report appears.
 # KIND cut runs every rank in its own network namespace (hcrun --netns,
 # needs root). Prints one line "PASS|FAIL np kind phase rank: why" and
 # exits 0 on PASS (77: skipped, cut without root). Environment: HCRUN,
@@ -71,7 +73,7 @@ say() {
 reports=$(grep -c '^hcrt\[[0-9]*@[^]]*\] fault: \(rank [0-9]* (host\|this rank\)' "$out")
 [ "$rc" = 124 ] || [ "$rc" = 137 -a "$(echo "$elapsed > $bound + $secs + 29" | bc)" = 1 ] &&
   say FAIL "the job hung (outer timeout)"
-if [ "$kind" = none ] || [[ $kind == stop=* ]]; then
+if [ "$kind" = none ] || [[ $kind == stop=* ]] || [[ $kind == starve=* ]]; then
   [ "$rc" = 0 ] || say FAIL "a run without a failure ended with status $rc"
   [ "$reports" = 0 ] || say FAIL "a fault report without a failure"
   grep -q "^$phase done" "$out" || say FAIL "no '$phase done'"

@@ -72,6 +72,13 @@ static void test_stopped(void)
                FD_DIAG_STOPPED);
     /* silent, no state answer at all (no route to probe it) */
     CHECK_DIAG(FD_EV_HB_MISSED | FD_EV_NO_PONG, FD_DIAG_STOPPED);
+    /* silent, but its detector thread is runnable (waiting for a CPU):
+     * slow, not failed; a stopped process is stopped whatever else */
+    CHECK_DIAG(FD_EV_HB_MISSED | FD_EV_NO_PONG | FD_EV_TCP_ACCEPTED |
+                   FD_EV_PROC_RUNNING | FD_EV_PROC_BUSY,
+               FD_DIAG_SLOW);
+    CHECK_DIAG(FD_EV_HB_MISSED | FD_EV_PROC_STOPPED | FD_EV_PROC_BUSY,
+               FD_DIAG_STOPPED);
 }
 
 /* A cut link: nothing answers, from here and from the others. */

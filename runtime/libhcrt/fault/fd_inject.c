@@ -13,6 +13,10 @@
  *   segv      a segmentation fault inside the DSM's fault handler
  *   cut       its network interfaces go down (only in a network
  *             namespace of its own, e.g. scripts/netns.sh)
+ *   starve=S  its detector thread spins S seconds without serving its
+ *             sockets (runnable, as a detector thread waiting for a CPU
+ *             on an overloaded host) while the rest of the process goes
+ *             on: not a failure
  */
 #include <errno.h>
 #include <ifaddrs.h>
@@ -56,7 +60,8 @@ static int parse_one(const char *s, size_t len, int me)
         stop = atof(eq + 1);
         *eq = 0;
     }
-    static const char *const kinds[] = {"kill", "stop", "exit", "segv", "cut"};
+    static const char *const kinds[] = {"kill", "stop", "exit",
+                                        "segv", "cut",  "starve"};
     int ok = 0;
     for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++)
         ok |= !strcmp(kind, kinds[i]);
@@ -64,7 +69,10 @@ static int parse_one(const char *s, size_t len, int me)
     double at = strtod(when, &end);
     int phase = *end != 0;
     if (!ok || (phase && strcmp(when, "startup") && strcmp(when, "shutdown")) ||
-        (!phase && at < 0) || (eq && (strcmp(kind, "stop") || stop <= 0)))
+        (!phase && at < 0) ||
+        (eq && (strcmp(kind, "stop") || stop <= 0) &&
+         (strcmp(kind, "starve") || stop <= 0)) ||
+        (!strcmp(kind, "starve") && !eq))
         return -1;
     if (rank != me || ninj == MAX_INJECT)
         return 0;
@@ -85,7 +93,8 @@ void hcrt__fd_inject_init(void)
             hcrt_fatal(HCRT_MOD_FAULT,
                        "HCRT_FAULT_INJECT='%s' is not valid: write "
                        "RANK@SECONDS[:KIND] or RANK@startup|shutdown[:KIND], "
-                       "KIND kill, stop, stop=SECONDS, exit, segv or cut, "
+                       "KIND kill, stop, stop=SECONDS, exit, segv, cut or "
+                       "starve=SECONDS, "
                        "several separated by commas",
                        spec);
         s += len + (s[len] == ',');
@@ -175,6 +184,11 @@ static void fire(int i)
         hcrt__dsm_crash_in_handler();
     else if (!strcmp(k, "cut"))
         cut_links();
+    else if (!strcmp(k, "starve")) { /* fire() runs on the detector thread */
+        uint64_t end = hcrt__fd_now() + (uint64_t)(inj[i].stop_s * 1e9);
+        while (hcrt__fd_now() < end)
+            ;
+    }
 }
 
 void hcrt__fd_inject_timers(uint64_t now)

@@ -97,7 +97,10 @@ typedef struct fd_peer {
     int state, same_host, leaving, left_acked;
     int ft_lost;         /* FT mode: this rank knows it is lost */
     uint64_t last_hb_ns; /* when its last heartbeat arrived here */
-    double last_hb_t;    /* the same, in this rank's job time */
+    /* same host: the streak of probes that found it silent with its
+     * detector thread runnable (fd_case.c) */
+    uint64_t busy_first_ns, busy_last_ns;
+    double last_hb_t; /* the same, in this rank's job time */
     char doing[FD_TEXT];
     char lastword[FD_TEXT];
 } fd_peer_t;
@@ -216,6 +219,9 @@ int hcrt__fd_connect_start(int rank);
 int hcrt__fd_connect_result(int fd);
 void hcrt__fd_accept(void);
 uint32_t hcrt__fd_proc_probe(int rank);
+/* Same host: whether rank's detector thread is runnable (waiting for a
+ * CPU or on one) rather than asleep. */
+int hcrt__fd_detector_runnable(int rank);
 int hcrt__fd_own_link_down(void);
 void hcrt__fd_send_hello(int fd);
 

@@ -7,6 +7,7 @@
  * same host (/proc).
  */
 #include <arpa/inet.h>
+#include <dirent.h>
 #include <errno.h>
 #include <ifaddrs.h>
 #include <net/if.h>
@@ -244,6 +245,38 @@ void hcrt__fd_accept(void)
         f->conn_fd[i] = fd;
         f->conn_rank[i] = -1;
     }
+}
+
+int hcrt__fd_detector_runnable(int rank)
+{
+    const fd_peer_t *p = &hcrt__fd.peers[rank];
+    char path[320], buf[512];
+    int found = 0;
+    if (!p->same_host)
+        return 0;
+    snprintf(path, sizeof path, "/proc/%d/task", p->rec.pid);
+    DIR *d = opendir(path);
+    if (!d)
+        return 0;
+    for (struct dirent *e; !found && (e = readdir(d));) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        snprintf(path, sizeof path, "/proc/%d/task/%s/stat", p->rec.pid,
+                 e->d_name);
+        FILE *fp = fopen(path, "re");
+        if (!fp)
+            continue;
+        size_t n = fread(buf, 1, sizeof buf - 1, fp);
+        fclose(fp);
+        buf[n] = 0;
+        char *name = strchr(buf, '('), *close_paren = strrchr(buf, ')');
+        if (!name || !close_paren || close_paren[1] != ' ' ||
+            strncmp(name + 1, "hcrt-fault)", 11))
+            continue;
+        found = close_paren[2] == 'R' ? 1 : -1;
+    }
+    closedir(d);
+    return found == 1;
 }
 
 uint32_t hcrt__fd_proc_probe(int rank)

@@ -272,6 +272,18 @@ void hcrt__fd_report_slow(const fd_case_t *c)
 {
     char ev[512];
     hcrt__fd_evidence_text(c->ev, c->gap, ev, sizeof ev);
+    if (c->ev & FD_EV_PROC_BUSY) { /* said once: the host is overloaded */
+        static int said;
+        if (!said++)
+            hcrt_warn(HCRT_MOD_FAULT,
+                      "rank %d (host %s) did not answer for %.1f s, but its "
+                      "fault detector thread is runnable: it waited that "
+                      "long for a CPU (more runnable threads than cores); "
+                      "the job goes on. A rank silent this way for over "
+                      "60 s is taken as failed; on an overloaded host raise "
+                      "HCRT_FAULT_TIMEOUT",
+                      c->subject, hcrt__fd.peers[c->subject].rec.host, c->gap);
+    }
     hcrt_info(HCRT_MOD_FAULT, "rank %d (host %s) is slow, not failed: %s",
               c->subject, hcrt__fd.peers[c->subject].rec.host, ev);
 }

@@ -34,6 +34,8 @@ static const fd_rule_t rules[] = {
          FD_EV_OTHERS_REACH,
      FD_DIAG_DEAD, "its host closed its connection"},
     {FD_EV_PROC_STOPPED, 0, 0, FD_DIAG_STOPPED, "process stopped"},
+    {FD_EV_NO_PONG | FD_EV_PROC_RUNNING | FD_EV_PROC_BUSY, 0, 0, FD_DIAG_SLOW,
+     "process there, its detector waiting for a CPU"},
     {FD_EV_NO_PONG | FD_EV_TCP_ACCEPTED, 0, 0, FD_DIAG_STOPPED,
      "host answers, process silent"},
     {FD_EV_NO_PONG | FD_EV_PROC_RUNNING, 0, 0, FD_DIAG_STOPPED,
@@ -109,7 +111,8 @@ static const char *const ev_names[FD_EV_COUNT] = {
     "no_ack",       "slow",        "last_crash",     "last_end",
     "pong",         "no_pong",     "tcp_accepted",   "tcp_refused",
     "tcp_timeout",  "proc_gone",   "proc_stopped",   "proc_running",
-    "others_reach", "others_not",  "self_link_down", "isolated"};
+    "others_reach", "others_not",  "self_link_down", "isolated",
+    "proc_busy"};
 
 const char *hcrt__fd_evidence_name(int i)
 {
@@ -136,7 +139,8 @@ static const char *const ev_text[FD_EV_COUNT] = {
     "another rank still reaches it",
     "the other ranks asked cannot reach it either",
     "this rank's own network link is down",
-    "no other rank answers this rank"};
+    "no other rank answers this rank",
+    "its fault detector thread is runnable, waiting for a CPU"};
 
 size_t hcrt__fd_evidence_text(uint32_t ev, double gap, char *buf, size_t len)
 {

@@ -35,10 +35,11 @@ enum {
     FD_EV_OTHERS_REACH = 1u << 16, /* another rank reached it */
     FD_EV_OTHERS_NOT = 1u << 17,   /* other ranks could not reach it */
     FD_EV_SELF_LINK = 1u << 18,    /* the analyzer's own link is down */
-    FD_EV_ISOLATED = 1u << 19      /* the analyzer reached no peer at all */
+    FD_EV_ISOLATED = 1u << 19,     /* the analyzer reached no peer at all */
+    FD_EV_PROC_BUSY = 1u << 20     /* same host: it used CPU while silent */
 };
 #define FD_EV_SYMPTOMS 0xffu
-#define FD_EV_COUNT 20
+#define FD_EV_COUNT 21
 
 typedef enum fd_diag {
     FD_DIAG_NONE = 0, /* no failure: a false alarm */
