@@ -143,6 +143,11 @@ int hcrt__cluster_max_threads(void)
     return req_total ? req_total : default_total;
 }
 
+int hcrt__cluster_default_threads(void)
+{
+    return default_total;
+}
+
 void hcrt__cluster_set_num_threads(int n)
 {
     if (n >= 0) /* 0: back to the nodes' default teams */

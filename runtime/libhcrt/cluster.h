@@ -68,6 +68,8 @@ int hcrt__cluster_active_level(void);
 int hcrt__cluster_tid(void);
 /* omp_get_max_threads() outside a region: the size of the next team. */
 int hcrt__cluster_max_threads(void);
+/* The cluster's default team: the sum of the nodes' default teams. */
+int hcrt__cluster_default_threads(void);
 void hcrt__cluster_set_num_threads(int n);
 /* num_threads clause of the next fork of this thread (0: none). */
 void hcrt__cluster_push_num_threads(int32_t n);

@@ -101,7 +101,17 @@ HCRT_ABI_EXPORT int __hcrt_omp_get_team_size(int level)
     return omp_get_team_size(level);
 }
 
-FWD_INT0(get_num_procs)
+/* In a cluster job the processors the program runs on are the cluster's:
+ * as many as its default team (each node's threads, hcrun --threads). The
+ * common `omp_set_num_threads(omp_get_num_procs())` (XSBench, RSBench)
+ * asked for one node's count, a team too small to reach the other nodes,
+ * and every region ran on the head. */
+HCRT_ABI_EXPORT int __hcrt_omp_get_num_procs(void)
+{
+    if (CLUSTER && hcrt__cluster_default_threads() > 0)
+        return hcrt__cluster_default_threads();
+    return omp_get_num_procs();
+}
 FWD_INT0(get_level)
 FWD_INT0(get_thread_limit)
 FWD_VOID_INT(set_dynamic)
