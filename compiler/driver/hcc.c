@@ -226,7 +226,15 @@ int main(int argc, char **argv) {
   if (hcc_inputs_check(&o) < 0 || compilers_init(&p, &o) < 0 ||
       check_own_files(&o, &p) < 0)
     return 1;
-  if (o.verbose)
-    print_version(&p);
+  if (o.verbose) { /* the compilers these inputs do not need, too */
+    hcc_paths_t shown = p;
+    if (!shown.clang)
+      shown.clang = quiet_find("HCC_CLANG", HCC_DEFAULT_CLANG);
+    if (!shown.clangxx)
+      shown.clangxx = quiet_find("HCC_CLANGXX", HCC_DEFAULT_CLANGXX);
+    if (!shown.flang)
+      shown.flang = quiet_find("HCC_FLANG", HCC_DEFAULT_FLANG);
+    print_version(&shown);
+  }
   return hcc_steps_run(&o, &p);
 }
