@@ -1,7 +1,7 @@
 #!/bin/sh
 # check_abi_symbols.sh CC ABI_H LIBHCRT_SO
 # Every __hcrt_* name declared in abi.h (including the __hcrt_omp_<name> of
-# HCRT_OMP_API_LIST) must be exported by the library, or, for a marker the
+# HCRT_OMP_API_LIST and the __hcrt_omp_<name>_ of HCRT_OMP_FAPI_LIST) must be exported by the library, or, for a marker the
 # program defines (__hcrt_mpi_program), referred to weakly; nothing else
 # named __hcrt_* may be.
 cc=$1 abi=$2 lib=$3
@@ -11,6 +11,8 @@ trap 'rm -f "$want" "$have"' EXIT
 {
     "$cc" -E -P "$abi" | grep -o '__hcrt_[A-Za-z0-9_]*'
     printf '#include "hcrt/abi.h"\n#define X(n) __hcrt_omp_##n\nHCRT_OMP_API_LIST(X)\n' |
+        "$cc" -E -P -I"$inc" - | tail -n 3 | grep -o '__hcrt_[A-Za-z0-9_]*'
+    printf '#include "hcrt/abi.h"\n#define X(n) __hcrt_omp_##n##_\nHCRT_OMP_FAPI_LIST(X)\n' |
         "$cc" -E -P -I"$inc" - | tail -n 3 | grep -o '__hcrt_[A-Za-z0-9_]*'
 } | sort -u >"$want"
 {
