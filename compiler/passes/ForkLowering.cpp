@@ -10,11 +10,12 @@
 // when other nodes' threads pay for taking its tasks (docs/tasks.md). Every
 // other region (e.g. a plain `parallel` calling omp_get_num_threads) is
 // CLUSTER, so that the team it sees is the cluster-wide team, as the user
-// would expect. A CLUSTER or TASKS region that reads or writes a stream or
-// file descriptor of this process (a FILE the program opened, stdin, a
-// Fortran unit other than the standard output and error) is LOCAL_IO: the
-// stream exists on the head only, so the runtime runs every call on the
-// head alone with the whole logical team.
+// would expect; so is one whose only tasks have `depend` clauses (they
+// stay on their node), which region placement then places. A CLUSTER or TASKS
+// region that reads or writes a stream or file descriptor of this process (a
+// FILE the program opened, stdin, a Fortran unit other than the standard output
+// and error) is LOCAL_IO: the stream exists on the head only, so the runtime
+// runs every call on the head alone with the whole logical team.
 //
 //===----------------------------------------------------------------------===//
 
@@ -58,6 +59,22 @@ bool isTargetName(StringRef N) {
   return N.starts_with("__tgt_target") || N == "__kmpc_omp_target_task_alloc";
 }
 
+// A task created with `depend` clauses: its handle goes to
+// __kmpc_omp_task_with_deps. Such tasks never leave their node (the
+// dependence graph is libomp's: docs/tasks.md), so a region that creates
+// no other task gains nothing from spreading: KASTORS' sparselu and
+// strassen with `depend` spent 1.6 times the head's time on their first
+// call on every node, where no task moved.
+bool dependentTask(CallBase &Alloc) {
+  for (User *U : Alloc.users())
+    if (auto *C = dyn_cast<CallBase>(U)) {
+      StringRef N = calleeName(*C);
+      if (N == "__kmpc_omp_task_with_deps" || N == "__hcrt_omp_task_with_deps")
+        return true;
+    }
+  return false;
+}
+
 RegionInfo classify(Function *Microtask, bool LocalIO) {
   SetVector<Function *> Roots;
   Roots.insert(Microtask);
@@ -71,8 +88,8 @@ RegionInfo classify(Function *Microtask, bool LocalIO) {
           ++RI.NumLoops;
         else if (isTargetName(N))
           Targets = true;
-        else if (isTaskAllocName(N) || N == "__kmpc_taskloop" ||
-                 N == "__kmpc_taskloop_5")
+        else if ((isTaskAllocName(N) && !dependentTask(*CB)) ||
+                 N == "__kmpc_taskloop" || N == "__kmpc_taskloop_5")
           MakesTasks = true;
       }
   if (RI.NumLoops == 0 && Targets)
