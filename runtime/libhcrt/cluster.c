@@ -143,6 +143,11 @@ int hcrt__cluster_max_threads(void)
     return req_total ? req_total : default_total;
 }
 
+int hcrt__cluster_region_active(void)
+{
+    return region_active;
+}
+
 int hcrt__cluster_default_threads(void)
 {
     return default_total;

@@ -68,6 +68,9 @@ int hcrt__cluster_active_level(void);
 int hcrt__cluster_tid(void);
 /* omp_get_max_threads() outside a region: the size of the next team. */
 int hcrt__cluster_max_threads(void);
+/* Whether this rank runs a region on every node now (the head: between
+ * the fork and the join of such a region, TASKS regions included). */
+int hcrt__cluster_region_active(void);
 /* The cluster's default team: the sum of the nodes' default teams. */
 int hcrt__cluster_default_threads(void);
 void hcrt__cluster_set_num_threads(int n);
