@@ -350,6 +350,43 @@ bool renameCalls(Module &M, const SetVector<Function *> &HeadOnly) {
   return Changed;
 }
 
+// A region left to libomp (it uses a call hcc cannot lower) runs on the
+// head with libomp's team, one node's threads, while omp_get_max_threads()
+// told the program np x threads: per-thread arrays sized by it kept slots
+// no thread wrote (a doacross region summing per-thread partials over
+// omp_get_max_threads() slots printed a wrong total at 2 ranks). Before
+// such a fork, unless a num_threads push of the program's precedes it,
+// __hcrt_libomp_team pushes the cluster team's size (head, level 0).
+bool sizeLibompTeams(Module &M) {
+  SmallVector<CallBase *, 8> Forks;
+  for (Function &F : M)
+    for (Instruction &I : instructions(F))
+      if (auto *CB = dyn_cast<CallBase>(&I)) {
+        StringRef N = calleeName(*CB);
+        if (N == "__kmpc_fork_call" || N == "__kmpc_fork_call_if")
+          Forks.push_back(CB);
+      }
+  if (Forks.empty())
+    return false;
+  auto *PtrTy = PointerType::getUnqual(M.getContext());
+  FunctionCallee Team = M.getOrInsertFunction(
+      "__hcrt_libomp_team", Type::getVoidTy(M.getContext()), PtrTy);
+  for (CallBase *Fork : Forks) {
+    bool Pushed = false;
+    for (Instruction *P = Fork->getPrevNode(); P && !Pushed;
+         P = P->getPrevNode())
+      if (auto *C = dyn_cast<CallBase>(P)) {
+        StringRef N = calleeName(*C);
+        if (isForkName(N))
+          break;
+        Pushed = N == "__kmpc_push_num_threads";
+      }
+    if (!Pushed)
+      CallInst::Create(Team, {Fork->getArgOperand(0)}, "", Fork);
+  }
+  return true;
+}
+
 void warnLeftovers(Module &M) {
   for (Function &F : M)
     for (Instruction &I : instructions(F))
@@ -413,6 +450,7 @@ bool distinctLoopIdents(Module &M) {
 bool lowerRuntimeCalls(Module &M) {
   bool Changed = flushLoopExits(M); /* before the renames: theirs too */
   Changed |= renameCalls(M, headOnlyFunctions(M));
+  Changed |= sizeLibompTeams(M);
   Changed |= distinctLoopIdents(M);
   warnLeftovers(M);
   return Changed;

@@ -226,6 +226,11 @@ HCRT_ABI_EXPORT void __hcrt_fork_teams(hcrt_ident_t *loc,
                                        void **args);
 
 HCRT_ABI_EXPORT int32_t __hcrt_global_thread_num(hcrt_ident_t *loc);
+/* Called before a __kmpc_fork_call the pass left to libomp (its region
+ * uses a call hcc cannot lower) unless a num_threads push precedes it: on
+ * the head at level 0 in a cluster job, pushes the team size
+ * omp_get_max_threads() announced. Added in ABI version 3 (additive). */
+HCRT_ABI_EXPORT void __hcrt_libomp_team(hcrt_ident_t *loc);
 /* The calling thread's copy of a threadprivate variable libomp keeps
  * (flang's threadprivate; clang's with -fno-openmp-use-tls), called
  * outside the regions that run on the head: the head asks libomp, a worker

@@ -110,6 +110,19 @@ HCRT_ABI_EXPORT int32_t __hcrt_global_thread_num(hcrt_ident_t *loc)
     return __kmpc_global_thread_num(loc);
 }
 
+/* Before a fork the pass left to libomp (a region using a call hcc cannot
+ * lower): on the head at level 0 of a cluster job, the team
+ * omp_get_max_threads() announced (np x threads) instead of libomp's
+ * one node's, so per-thread slots sized by it are all written. */
+HCRT_ABI_EXPORT void __hcrt_libomp_team(hcrt_ident_t *loc)
+{
+    if (HCRT_LIKELY(!hcrt__cluster_on) || hcrt__cluster_inside() ||
+        omp_get_level() != 0 || !hcrt__cluster_is_main_thread())
+        return;
+    __kmpc_push_num_threads(loc, __kmpc_global_thread_num(loc),
+                            hcrt__cluster_max_threads());
+}
+
 HCRT_ABI_EXPORT void __hcrt_push_num_threads(hcrt_ident_t *loc, int32_t gtid,
                                              int32_t nthreads)
 {
