@@ -10,6 +10,7 @@
 #include "base/kmp_abi.h"
 #include "base/log.h"
 #include "libhcrt/cluster.h"
+#include "libhcrt/cluster_place.h"
 #include "libhcrt/core.h"
 #include "libhcrt/observe.h"
 
@@ -114,13 +115,29 @@ HCRT_ABI_EXPORT int32_t __hcrt_global_thread_num(hcrt_ident_t *loc)
  * lower): on the head at level 0 of a cluster job, the team
  * omp_get_max_threads() announced (np x threads) instead of libomp's
  * one node's, so per-thread slots sized by it are all written. */
+static void libomp_team_cores(int32_t *gtid, int32_t *btid)
+{
+    (void)gtid, (void)btid;
+    hcrt__cluster_cores_enter(omp_get_thread_num());
+}
+
 HCRT_ABI_EXPORT void __hcrt_libomp_team(hcrt_ident_t *loc)
 {
     if (HCRT_LIKELY(!hcrt__cluster_on) || hcrt__cluster_inside() ||
         omp_get_level() != 0 || !hcrt__cluster_is_main_thread())
         return;
-    __kmpc_push_num_threads(loc, __kmpc_global_thread_num(loc),
-                            hcrt__cluster_max_threads());
+    int32_t gtid = __kmpc_global_thread_num(loc);
+    int total = hcrt__cluster_max_threads();
+    /* The team's threads take the cores of the ranks that would run them
+     * on all nodes, as calls on the head alone do (cluster_cores.c): an
+     * empty fork of the same size first, since libomp's hot team gives
+     * the next fork of that size the same threads in the same order (NPB
+     * EP in Fortran ran its region at one thread's speed at 2 ranks). A
+     * thread keeps its cores until a region on every node. */
+    hcrt__cluster_cores_plan(total);
+    __kmpc_push_num_threads(loc, gtid, total);
+    __kmpc_fork_call(loc, 0, (kmpc_micro_t)libomp_team_cores);
+    __kmpc_push_num_threads(loc, gtid, total);
 }
 
 HCRT_ABI_EXPORT void __hcrt_push_num_threads(hcrt_ident_t *loc, int32_t gtid,
