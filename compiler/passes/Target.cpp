@@ -60,8 +60,8 @@ private:
   Function *trampoline(Function *Host, const SmallBitVector &ByRef);
   SmallBitVector literalsByReference(CallBase &CB, Function *Host);
   bool describe(CallBase &CB);
-  SmallVector<GlobalVariable *, 4> hostOnlyGlobals(Function *Host,
-                                                   bool &Incomplete);
+  SmallVector<GlobalVariable *, 4>
+  hostOnlyGlobals(Function *Host, bool &Incomplete, StringRef &LockRoutine);
   Constant *globalList(ArrayRef<GlobalVariable *> Gs, StringRef Routine);
   GlobalVariable *writableGlobal(Value *V, unsigned Depth);
 
@@ -72,7 +72,6 @@ private:
   StructType *DescTy;
   DenseMap<Value *, GlobalVariable *> Done;
   StringSet<> DeclareTarget;
-  StringRef LockRoutine; // set by hostOnlyGlobals
 };
 
 // The fallback's name is the region id's without the dots; if a frontend
@@ -198,7 +197,8 @@ GlobalVariable *TargetLowerer::writableGlobal(Value *V, unsigned Depth) {
 // region's function and every function reachable from it (called, or
 // passed to the runtime as an outlined body) are searched.
 SmallVector<GlobalVariable *, 4>
-TargetLowerer::hostOnlyGlobals(Function *Host, bool &Incomplete) {
+TargetLowerer::hostOnlyGlobals(Function *Host, bool &Incomplete,
+                               StringRef &LockRoutine) {
   SmallPtrSet<Function *, 16> Seen;
   SmallVector<Function *, 16> Work;
   SmallVector<GlobalVariable *, 4> Found;
@@ -288,7 +288,9 @@ bool TargetLowerer::describe(CallBase &CB) {
   if (size_t Pos = Name.rfind("_l"); !Line && Pos != StringRef::npos)
     Name.drop_front(Pos + 2).getAsInteger(10, Line);
   bool Incomplete = false;
-  SmallVector<GlobalVariable *, 4> Direct = hostOnlyGlobals(Host, Incomplete);
+  StringRef LockRoutine;
+  SmallVector<GlobalVariable *, 4> Direct =
+      hostOnlyGlobals(Host, Incomplete, LockRoutine);
   Constant *Fields[] = {ConstantInt::get(I64, fnv1a(Name)),
                         cstring(M, Name),
                         cast<Constant>(HostPtr),

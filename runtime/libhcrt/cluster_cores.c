@@ -161,12 +161,12 @@ static void use(int idx)
  * the main thread before the fork, when the team size changes. */
 static int *plan, plan_total;
 
-void hcrt__cluster_cores_plan(int total)
+int hcrt__cluster_cores_plan(int total)
 {
     hcrt_cluster_team_t t;
 
     if (!wide_on || total == plan_total)
-        return;
+        return wide_on;
     int *p = realloc(plan, (size_t)total * sizeof(int));
     if (!p)
         hcrt_fatal(HCRT_MOD_CORE, "out of memory for a team of %d", total);
@@ -176,6 +176,7 @@ void hcrt__cluster_cores_plan(int total)
             p[k] = host_of[r] < 0 ? 0 : host_of[r];
     }
     plan = p, plan_total = total;
+    return 1;
 }
 
 void hcrt__cluster_cores_enter(int k)

@@ -26,8 +26,9 @@ double hcrt__cluster_cores_capacity(void);
 /* Head: the cores a call on the head alone runs on (0: unknown). */
 int hcrt__cluster_cores_head(void);
 /* Head's main thread, before a call on the head alone of `total` threads:
- * which cores each logical thread takes (cluster_cores_enter). */
-void hcrt__cluster_cores_plan(int total);
+ * which cores each logical thread takes (cluster_cores_enter). 0 when
+ * threads keep the head's cores (no other rank's to take). */
+int hcrt__cluster_cores_plan(int total);
 /* Head, logical thread k of that call: run on the cores of the rank that
  * runs k on all nodes, when that rank shares the head's host. */
 void hcrt__cluster_cores_enter(int k);

@@ -111,16 +111,16 @@ HCRT_ABI_EXPORT int32_t __hcrt_global_thread_num(hcrt_ident_t *loc)
     return __kmpc_global_thread_num(loc);
 }
 
-/* Before a fork the pass left to libomp (a region using a call hcc cannot
- * lower): on the head at level 0 of a cluster job, the team
- * omp_get_max_threads() announced (np x threads) instead of libomp's
- * one node's, so per-thread slots sized by it are all written. */
 static void libomp_team_cores(int32_t *gtid, int32_t *btid)
 {
     (void)gtid, (void)btid;
     hcrt__cluster_cores_enter(omp_get_thread_num());
 }
 
+/* Before a fork the pass left to libomp (a region using a call hcc cannot
+ * lower): on the head at level 0 of a cluster job, the team
+ * omp_get_max_threads() announced (np x threads) instead of libomp's
+ * one node's, so per-thread slots sized by it are all written. */
 HCRT_ABI_EXPORT void __hcrt_libomp_team(hcrt_ident_t *loc)
 {
     if (HCRT_LIKELY(!hcrt__cluster_on) || hcrt__cluster_inside() ||
@@ -133,10 +133,12 @@ HCRT_ABI_EXPORT void __hcrt_libomp_team(hcrt_ident_t *loc)
      * empty fork of the same size first, since libomp's hot team gives
      * the next fork of that size the same threads in the same order (NPB
      * EP in Fortran ran its region at one thread's speed at 2 ranks). A
-     * thread keeps its cores until a region on every node. */
-    hcrt__cluster_cores_plan(total);
-    __kmpc_push_num_threads(loc, gtid, total);
-    __kmpc_fork_call(loc, 0, (kmpc_micro_t)libomp_team_cores);
+     * thread keeps its cores until a region on every node. Without other
+     * ranks' cores to take (between hosts) there is no such fork. */
+    if (hcrt__cluster_cores_plan(total)) {
+        __kmpc_push_num_threads(loc, gtid, total);
+        __kmpc_fork_call(loc, 0, (kmpc_micro_t)libomp_team_cores);
+    }
     __kmpc_push_num_threads(loc, gtid, total);
 }
 

@@ -224,8 +224,6 @@ void hcrt__fd_probe_ready(int fd)
     }
 }
 
-/* A probe's time is up or its answer is in: its evidence goes to the
- * case, or back to the rank that asked. */
 /* Silent for at most this long, a process on this host whose detector
  * thread is runnable is taken to be alive: that thread is waiting for a
  * core (a host with several times more runnable threads than cores: the
@@ -251,6 +249,8 @@ static uint32_t proc_busy(const fd_probe_t *p, uint64_t now)
                                                             : 0;
 }
 
+/* A probe's time is up or its answer is in: its evidence goes to the
+ * case, or back to the rank that asked. */
 static void probe_finish(fd_probe_t *p, uint64_t now)
 {
     int late = now >= p->deadline; /* else conclusive evidence came first */

@@ -36,7 +36,7 @@ enum {
     FD_EV_OTHERS_NOT = 1u << 17,   /* other ranks could not reach it */
     FD_EV_SELF_LINK = 1u << 18,    /* the analyzer's own link is down */
     FD_EV_ISOLATED = 1u << 19,     /* the analyzer reached no peer at all */
-    FD_EV_PROC_BUSY = 1u << 20     /* same host: it used CPU while silent */
+    FD_EV_PROC_BUSY = 1u << 20     /* same host: its detector thread runnable */
 };
 #define FD_EV_SYMPTOMS 0xffu
 #define FD_EV_COUNT 21
