@@ -148,6 +148,11 @@ int hcrt__cluster_region_active(void)
     return region_active;
 }
 
+int hcrt__cluster_head_alone_now(void)
+{
+    return hcrt__rank() == 0 && !region_active;
+}
+
 int hcrt__cluster_default_threads(void)
 {
     return default_total;

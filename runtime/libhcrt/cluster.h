@@ -71,6 +71,14 @@ int hcrt__cluster_max_threads(void);
 /* Whether this rank runs a region on every node now (the head: between
  * the fork and the join of such a region, TASKS regions included). */
 int hcrt__cluster_region_active(void);
+/* The head while no region runs on other nodes (its serial code, a call
+ * on the head alone): every thread that can touch DSM memory is one of
+ * the head's, whose memory the hardware keeps coherent, and the next
+ * fork's release carries the head's writes to the other nodes. Atomics
+ * and lock words then take plain CPU atomics instead of the DSM's at the
+ * page's home (a fault makes a page valid and writable, as for any
+ * store). */
+int hcrt__cluster_head_alone_now(void);
 /* The cluster's default team: the sum of the nodes' default teams. */
 int hcrt__cluster_default_threads(void);
 void hcrt__cluster_set_num_threads(int n);

@@ -218,17 +218,13 @@ static void word_store(void *l, uint64_t v, int order)
     hcrt__dsm_atomic(l, 8, HCRT_DSM_AT_INT, HCRT_DSM_AOP_STORE, v, 0, order);
 }
 
-/* The head while no region runs on other nodes (its serial code, a call
- * on the head alone): every thread that can take a lock is one of the
- * head's, whose memory the hardware keeps coherent, and the next fork's
- * release carries the head's writes to the other nodes. The lock word
- * then takes plain atomics, without the DSM's acquire and release (a
- * write fault makes its page writable, as for any store). NPB UA in
- * Fortran takes a lock per element face in `transfb`: with its calls on
- * the head alone it ran 4-5x slower at 2 ranks than on one node. */
+/* The head alone (hcrt__cluster_head_alone_now): the lock word takes
+ * plain atomics, without the DSM's acquire and release. NPB UA in Fortran
+ * takes a lock per element face in `transfb`: with its calls on the head
+ * alone it ran 4-5x slower at 2 ranks than on one node. */
 static inline int word_local(void)
 {
-    return hcrt__rank() == 0 && !hcrt__cluster_region_active();
+    return hcrt__cluster_head_alone_now();
 }
 
 static int word_try(void *l)
