@@ -12,6 +12,7 @@
 #include "base/proc.h"
 #include "base/stats.h"
 #include "libhcrt/cluster.h"
+#include "libhcrt/cluster_place.h"
 #include "libhcrt/core.h"
 #include "libhcrt/event/event.h"
 #include "libhcrt/task_int.h"
@@ -40,6 +41,14 @@ static void settings_read(void)
     p->cost_ns = hcrt__config_double("HCRT_TASKS_STEAL_US") * 1e3;
     p->min_share = hcrt__config_double("HCRT_TASKS_MIN_SHARE");
     p->refresh = (uint32_t)hcrt__config_int("HCRT_TASKS_REFRESH");
+    /* Every rank on the head's host (capacity 1): a call on the head alone
+     * has the same cores as a spread one and libomp's shared team there is
+     * one node's, which a one-call region cannot be compared with, so it
+     * starts there, as cluster regions do (placement.md). BOTS at 2 ranks x
+     * 1 thread spread: 0.47-0.97x one rank x 2 threads on 10 of 13. */
+    double cap = hcrt__cluster_cores_capacity();
+    p->head_first = hcrt__config_bool("HCRT_SCHED_PLACE_HEAD_FIRST") &&
+                    cap >= 1 && cap <= 1;
     hcrt__ts.ring_cap = (uint32_t)hcrt__config_int("HCRT_TASKS_RING");
     hcrt__ts.nrecs = 4 * hcrt__ts.ring_cap;
     hcrt__ts.max_bytes = (uint32_t)hcrt__config_int("HCRT_TASKS_MAX_BYTES");
@@ -95,7 +104,7 @@ int hcrt__ts_region_decide(const hcrt_region_desc_t *r)
     int k = slot_of(r);
     if (k < 0) /* more TASKS regions than slots: the first ones decide */
         return 0;
-    return hcrt__tp_region_spread(&regions[k].tp);
+    return hcrt__tp_region_spread(&regions[k].tp, &hcrt__ts.params);
 }
 
 void hcrt__ts_region_done(const hcrt_region_desc_t *r, int spread,
@@ -199,6 +208,13 @@ static int print_tasks(FILE *out, void *arg)
             __atomic_load_n(&hcrt__ts.asked, __ATOMIC_RELAXED),
             __atomic_load_n(&hcrt__ts.got, __ATOMIC_RELAXED),
             (double)hcrt__ts.stolen_ns * 1e-6, hcrt__ts_steal_cost() * 1e-3);
+    if (hcrt__ts.params.head_first && head_alone)
+        fprintf(out,
+                "  first calls on the head alone: every rank runs on the "
+                "head's host, whose cores a call there uses "
+                "(HCRT_SCHED_PLACE_HEAD_FIRST=0 spreads them); a "
+                "region spreads once after %u calls\n",
+                hcrt__ts.params.refresh + 1);
     for (int i = 0; i < REGION_SLOTS; i++)
         if (regions[i].desc && regions[i].tp.calls)
             fprintf(out,

@@ -21,6 +21,7 @@ void hcrt__tp_params_default(hcrt_tp_params_t *p)
     p->depth_samples = 4;
     p->sample_every = 64;
     p->refresh = 32;
+    p->head_first = 0;
 }
 
 void hcrt__tp_mean_add(hcrt_tp_mean_t *m, double v)
@@ -159,8 +160,12 @@ void hcrt__tp_site_time(hcrt_tp_site_t *s, uint32_t depth, uint64_t ns)
     __atomic_add_fetch(&s->timed, 1, __ATOMIC_RELAXED);
 }
 
-int hcrt__tp_region_spread(hcrt_tp_region_t *r)
+int hcrt__tp_region_spread(hcrt_tp_region_t *r, const hcrt_tp_params_t *p)
 {
+    if (r->calls == 0 && p->head_first) {
+        r->hold = p->refresh; /* one try after as many calls on the head */
+        return 0;
+    }
     if (r->calls == 0)
         return 1; /* the first call tries */
     if (r->hold > 0) {

@@ -18,7 +18,8 @@
  *     known one stays home meanwhile);
  *   - per TASKS region (a region whose only work is creating tasks): run it
  *     on every node (other nodes' threads take its tasks) or on the head
- *     alone, as on one node. The first call spreads; a spread call in which
+ *     alone, as on one node. The first call spreads (unless `head_first`:
+ *     then it and `refresh` more run on the head); a spread call in which
  *     other nodes ran less than `min_share` of its time in tasks, or that
  *     was slower than the region's head-alone calls, sends the region to
  *     the head for `refresh` calls (doubling on each further miss, up to
@@ -41,6 +42,8 @@ typedef struct hcrt_tp_params {
     uint32_t depth_samples; /* ... before one depth's mean counts */
     uint32_t sample_every;  /* a home site times one task in this many */
     uint32_t refresh;       /* head-alone calls before spreading again */
+    int head_first;         /* a region's first call runs on the head alone
+                               (and `refresh` more before one spreads) */
 } hcrt_tp_params_t;
 
 void hcrt__tp_params_default(hcrt_tp_params_t *p);
@@ -127,7 +130,7 @@ typedef struct hcrt_tp_region {
 } hcrt_tp_region_t;
 
 /* Whether the next call of `r` runs on every node. */
-int hcrt__tp_region_spread(hcrt_tp_region_t *r);
+int hcrt__tp_region_spread(hcrt_tp_region_t *r, const hcrt_tp_params_t *p);
 /* A call ended: it spread or not, took wall_ns, and other nodes ran tasks
  * of it for remote_ns in all. Returns 1 when a spread call did not pay. */
 int hcrt__tp_region_end(hcrt_tp_region_t *r, int spread, uint64_t wall_ns,

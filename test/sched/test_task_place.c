@@ -198,13 +198,39 @@ static void test_region_first(void)
     hcrt_tp_params_t p = params();
     hcrt_tp_region_t r = {0};
 
-    CHECK(hcrt__tp_region_spread(&r));
+    CHECK(hcrt__tp_region_spread(&r, &p));
     CHECK(hcrt__tp_region_end(&r, 1, 1000000, 400000, &p) == 0);
     for (int i = 0; i < 10; i++) {
-        CHECK(hcrt__tp_region_spread(&r));
+        CHECK(hcrt__tp_region_spread(&r, &p));
         hcrt__tp_region_end(&r, 1, 1000000, 400000, &p);
     }
     CHECK(r.spread_calls == 11);
+}
+
+/* head_first (every rank on the head's host): the first call and
+ * `refresh` more run on the head alone, then one spreads and is judged
+ * against them: one that pays keeps spreading, one slower goes home. */
+static void test_region_head_first(void)
+{
+    hcrt_tp_params_t p = params();
+    hcrt_tp_region_t r = {0}, s = {0};
+    uint32_t home = 0;
+
+    p.head_first = 1;
+    while (!hcrt__tp_region_spread(&r, &p)) {
+        home++;
+        hcrt__tp_region_end(&r, 0, 1000000, 0, &p);
+        if (home > 10 * p.refresh)
+            break;
+    }
+    CHECKF(home == p.refresh + 1, "%u calls home, want %u\n", home,
+           p.refresh + 1);
+    CHECK(r.spread_calls == 0);
+    s = r;
+    CHECK(hcrt__tp_region_end(&r, 1, 400000, 300000, &p) == 0);
+    CHECK(hcrt__tp_region_spread(&r, &p));
+    CHECK(hcrt__tp_region_end(&s, 1, 1200000, 600000, &p) == 1);
+    CHECK(!hcrt__tp_region_spread(&s, &p));
 }
 
 /* A spread call in which other nodes did (almost) nothing sends the region
@@ -215,11 +241,11 @@ static void test_region_miss(void)
     hcrt_tp_region_t r = {0};
     uint32_t want = p.refresh;
 
-    CHECK(hcrt__tp_region_spread(&r));
+    CHECK(hcrt__tp_region_spread(&r, &p));
     CHECK(hcrt__tp_region_end(&r, 1, 1000000, 0, &p) == 1);
     for (int miss = 0; miss < 9; miss++) {
         uint32_t home = 0;
-        while (!hcrt__tp_region_spread(&r)) {
+        while (!hcrt__tp_region_spread(&r, &p)) {
             home++;
             hcrt__tp_region_end(&r, 0, 900000, 0, &p);
         }
@@ -237,7 +263,7 @@ static void test_region_pays(void)
     hcrt_tp_params_t p = params();
     hcrt_tp_region_t r = {0};
 
-    hcrt__tp_region_spread(&r);
+    hcrt__tp_region_spread(&r, &p);
     hcrt__tp_region_end(&r, 1, 1000000, 0, &p);
     hcrt__tp_region_end(&r, 1, 1000000, 0, &p);
     CHECK(r.misses == 2);
@@ -245,7 +271,7 @@ static void test_region_pays(void)
     r.head_ns = 0;
     CHECK(hcrt__tp_region_end(&r, 1, 500000, 300000, &p) == 0);
     CHECK(r.misses == 0);
-    CHECK(hcrt__tp_region_spread(&r));
+    CHECK(hcrt__tp_region_spread(&r, &p));
 }
 
 /* Other nodes ran tasks, but the call was slower than on the head alone:
@@ -257,7 +283,7 @@ static void test_region_slower(void)
 
     hcrt__tp_region_end(&r, 0, 1000000, 0, &p); /* head alone: 1 ms */
     CHECK(hcrt__tp_region_end(&r, 1, 1200000, 600000, &p) == 1);
-    CHECK(!hcrt__tp_region_spread(&r));
+    CHECK(!hcrt__tp_region_spread(&r, &p));
     r.hold = 0;
     CHECK(hcrt__tp_region_end(&r, 1, 1040000, 600000, &p) == 0);
 }
@@ -272,6 +298,7 @@ int main(int argc, char **argv)
         {"hint", test_hint},
         {"plain_from", test_plain_from},
         {"region_first", test_region_first},
+        {"region_head_first", test_region_head_first},
         {"region_miss", test_region_miss},
         {"region_pays", test_region_pays},
         {"region_slower", test_region_slower},
