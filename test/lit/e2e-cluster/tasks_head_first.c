@@ -12,6 +12,8 @@
 // the heap, and so does the serial code between calls: on the head alone
 // those are CPU atomics, in spread calls the DSM's at the page's home
 // (atomics.c), and the counts must carry over between the two.
+// Only on one host: between hosts a TASKS region's first call spreads.
+// UNSUPPORTED: netns
 // RUN: %hcc -fopenmp -O2 %s -o %t
 // RUN: env HCRT_CLUSTER=1 HCRT_STATS=1 OMP_NUM_THREADS=1 HCRT_SCHED_PLACE_HEAD_FIRST=1 HCRT_TASKS_REFRESH=3 HCRT_TASKS_FACTOR=0 %mpirun -x HCRT_CLUSTER -x HCRT_STATS -x OMP_NUM_THREADS -x HCRT_SCHED_PLACE_HEAD_FIRST -x HCRT_TASKS_REFRESH -x HCRT_TASKS_FACTOR -np 2 %t >%t.out 2>%t.err; cat %t.err >>%t.out
 // RUN: FileCheck %s <%t.out
