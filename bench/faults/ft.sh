@@ -6,7 +6,8 @@
 # WHAT (default: both):
 #   failures  FT_RUNS (102) failures injected into target task graphs
 #             (test/faults/ft_tasks.c) under `hcrun --ft`, through
-#             test/faults/run_ft.sh: kind kill / stop / cut in turn, 3 or 4
+#             test/faults/run_ft.sh: kind kill / stop / cut in turn (FT_KINDS
+#             to choose, e.g. "cut"), 3 or 4
 #             ranks, cluster mode on or off, the rank and the time random
 #             (seed = the run's number), with the detector at
 #             HCRT_FAULT_TIMEOUT=2 and HCRT_FAULT_PROBE_TIME=0.5 (half the
@@ -55,13 +56,13 @@ echo "# $(date -u '+%Y-%m-%d %H:%M UTC') on $(hostname): $(nproc) cores; commit 
 echo "# load: $(uptime | sed 's/.*load/load/')"
 
 failures() {
-  local n=${FT_RUNS:-102} kinds=(kill stop cut) log=$work/ft.log
+  local n=${FT_RUNS:-102} kinds=(${FT_KINDS:-kill stop cut}) log=$work/ft.log
   : >"$log"
   echo
   echo "| kind | runs | same output as fault-free | ended by mpirun (cut daemon), right prefix | other endings | wrong output | hung | median s |"
   echo "|---|---|---|---|---|---|---|---|"
   for i in $(seq 0 $((n - 1))); do
-    k=${kinds[i % 3]} np=$((3 + (i / 3) % 2)) cl=$(((i / 6) % 2)) ph=${FT_PHASES:-10}
+    k=${kinds[i % ${#kinds[@]}]} np=$((3 + (i / 3) % 2)) cl=$(((i / 6) % 2)) ph=${FT_PHASES:-10}
     [ "$k" = cut ] && ph=$((ph + 4))
     line=$(FT_SEED=$((i + 1)) FT_LOG=$log HCRT_STATS=1 \
       FT_PHASES=$ph HCRT_FAULT_TIMEOUT=2 HCRT_FAULT_PROBE_TIME=0.5 \

@@ -479,6 +479,9 @@ static void print_region(FILE *out, const hcrt_region_desc_t *d,
 static int print_place(FILE *out, void *arg)
 {
     (void)arg;
+    /* the last call's cycle ends here (others end at the next fork): a
+     * region called once last said "0 on all nodes, 0 on the head" */
+    hcrt__cluster_place_cycle(hcrt__now_ns());
     int said = place_on <= 0 || tab.lost_ns > 0 || tab.budget_refused > 0 ||
                tls_moves > 0;
     double run = (double)(hcrt__now_ns() - tab.start_ns) * 1e-9;
