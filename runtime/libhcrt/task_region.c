@@ -157,8 +157,22 @@ typedef struct print_ctx {
     int n;
 } print_ctx_t;
 
+/* "file:line name", or the name alone without line tables. */
+static const char *where(char *buf, size_t n, const char *file, int line,
+                         const char *name)
+{
+    if (!name)
+        name = "?";
+    if (file && *file && line > 0)
+        snprintf(buf, n, "%s:%d %s", file, line, name);
+    else
+        snprintf(buf, n, "%s", name);
+    return buf;
+}
+
 static void print_site(hcrt_ts_site_t *s, void *arg)
 {
+    char at[300];
     print_ctx_t *c = arg;
     uint64_t made = __atomic_load_n(&s->created, __ATOMIC_RELAXED);
     if (!made)
@@ -176,13 +190,12 @@ static void print_site(hcrt_ts_site_t *s, void *arg)
     else if (deepest)
         snprintf(depth, sizeof depth, "depths 1-%u", deepest);
     fprintf(c->out,
-            "  %s:%d %-22.22s created %" PRIu64 ", held for other nodes "
+            "  %s: created %" PRIu64 ", held for other nodes "
             "%" PRIu64 ", run by them %" PRIu64 ", kept home (data outside "
             "the DSM) %" PRIu64 ", mean task %.1f us (%" PRIu64
             " timed), worth a steal now: %s\n",
-            s->desc->file && *s->desc->file ? s->desc->file : "?",
-            s->desc->line, s->desc->name, made,
-            __atomic_load_n(&s->exported, __ATOMIC_RELAXED),
+            where(at, sizeof at, s->desc->file, s->desc->line, s->desc->name),
+            made, __atomic_load_n(&s->exported, __ATOMIC_RELAXED),
             __atomic_load_n(&s->ran_remote, __ATOMIC_RELAXED),
             __atomic_load_n(&s->kept_private, __ATOMIC_RELAXED),
             hcrt__tp_mean(&s->tp.ns, 0) * 1e-3,
@@ -215,16 +228,14 @@ static int print_tasks(FILE *out, void *arg)
                 "(HCRT_SCHED_PLACE_HEAD_FIRST=0 spreads them); a "
                 "region spreads once after %u calls\n",
                 hcrt__ts.params.refresh + 1);
+    char at[300];
     for (int i = 0; i < REGION_SLOTS; i++)
         if (regions[i].desc && regions[i].tp.calls)
             fprintf(out,
-                    "  region %s:%d %-22.22s calls %" PRIu64 ", spread %" PRIu64
+                    "  region %s: calls %" PRIu64 ", spread %" PRIu64
                     ", other nodes' task time %.3f ms\n",
-                    regions[i].desc->file && *regions[i].desc->file
-                        ? regions[i].desc->file
-                        : "?",
-                    regions[i].desc->line,
-                    regions[i].desc->name ? regions[i].desc->name : "?",
+                    where(at, sizeof at, regions[i].desc->file,
+                          regions[i].desc->line, regions[i].desc->name),
                     regions[i].tp.calls, regions[i].tp.spread_calls,
                     (double)regions[i].remote_ns * 1e-6);
     print_ctx_t c = {out, 0};
