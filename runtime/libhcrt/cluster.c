@@ -86,11 +86,12 @@ static int req_total;   /* omp_set_num_threads on the head (0: none) */
 static uint64_t *slots; /* NSLOTS words of DSM memory */
 static uint32_t max_ws; /* constructs used by the last region */
 static _Thread_local int32_t pending_nt;
-static _Thread_local int main_thread; /* the head's thread running main */
-static int teams_active;              /* teams constructs running (head) */
-static hcrt_cluster_icv_t region_icv; /* of the running cluster region */
-static volatile int region_active;    /* this rank runs a cluster region */
-static int worker_done;               /* the head told this worker to leave */
+static _Thread_local int main_thread;  /* the head's thread running main */
+static int teams_active;               /* teams constructs running (head) */
+static hcrt_cluster_icv_t region_icv;  /* of the running cluster region */
+static volatile int region_active;     /* this rank runs a cluster region */
+volatile int hcrt__cluster_head_alone; /* cluster.h */
+static int worker_done;                /* the head told this worker to leave */
 static _Thread_local uint32_t ws_seq;
 
 static struct {
@@ -146,11 +147,6 @@ int hcrt__cluster_max_threads(void)
 int hcrt__cluster_region_active(void)
 {
     return region_active;
-}
-
-int hcrt__cluster_head_alone_now(void)
-{
-    return hcrt__rank() == 0 && !region_active;
 }
 
 int hcrt__cluster_default_threads(void)
@@ -439,6 +435,7 @@ void hcrt__cluster_init(void)
     hcrt__cluster_cores_init(comm);
     hcrt__cluster_place_init();
     hcrt__stats_register("cluster", print_cluster, NULL);
+    hcrt__cluster_head_alone = hcrt__rank() == 0;
     hcrt__cluster_on = 1;
     hcrt__threads_init(); /* libomp's threads on DSM stacks from now on */
     hcrt_debug(HCRT_MOD_CORE, "cluster mode: %d nodes, %d threads in all", size,
@@ -566,6 +563,7 @@ static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     hcrt__cluster_team_of(total, hcrt__rank(), &hcrt__cluster_team);
     region_icv = *icv;
     region_active = 1;
+    hcrt__cluster_head_alone = 0;
     if (tasks)
         hcrt__ts_region_begin();
     hcrt__doing_region(region);
@@ -586,6 +584,7 @@ static void run_region(hcrt_ident_t *loc, const hcrt_region_desc_t *region,
     HCRT_OBS(hcrt__obs_region_end(region));
     hcrt__doing_region(NULL);
     region_active = 0;
+    hcrt__cluster_head_alone = hcrt__rank() == 0;
 }
 
 /* Slots of the last region's constructs start the next region at zero. */

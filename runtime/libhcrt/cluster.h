@@ -77,8 +77,13 @@ int hcrt__cluster_region_active(void);
  * fork's release carries the head's writes to the other nodes. Atomics
  * and lock words then take plain CPU atomics instead of the DSM's at the
  * page's home (a fault makes a page valid and writable, as for any
- * store). */
-int hcrt__cluster_head_alone_now(void);
+ * store). A flag kept with the region's start and end: every atomic of
+ * region code reads it. */
+extern volatile int hcrt__cluster_head_alone;
+static inline int hcrt__cluster_head_alone_now(void)
+{
+    return hcrt__cluster_head_alone;
+}
 /* The cluster's default team: the sum of the nodes' default teams. */
 int hcrt__cluster_default_threads(void);
 void hcrt__cluster_set_num_threads(int n);

@@ -46,9 +46,9 @@ static void settings_read(void)
      * one node's, which a one-call region cannot be compared with, so it
      * starts there, as cluster regions do (placement.md). BOTS at 2 ranks x
      * 1 thread spread: 0.47-0.97x one rank x 2 threads on 10 of 13. */
-    double cap = hcrt__cluster_cores_capacity();
-    p->head_first = hcrt__config_bool("HCRT_SCHED_PLACE_HEAD_FIRST") &&
-                    cap >= 1 && cap <= 1;
+    double cap = hcrt__cluster_cores_capacity(); /* 0: unknown */
+    p->head_first =
+        hcrt__config_bool("HCRT_SCHED_PLACE_HEAD_FIRST") && cap > 0 && cap <= 1;
     hcrt__ts.ring_cap = (uint32_t)hcrt__config_int("HCRT_TASKS_RING");
     hcrt__ts.nrecs = 4 * hcrt__ts.ring_cap;
     hcrt__ts.max_bytes = (uint32_t)hcrt__config_int("HCRT_TASKS_MAX_BYTES");

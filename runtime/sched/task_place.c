@@ -162,12 +162,12 @@ void hcrt__tp_site_time(hcrt_tp_site_t *s, uint32_t depth, uint64_t ns)
 
 int hcrt__tp_region_spread(hcrt_tp_region_t *r, const hcrt_tp_params_t *p)
 {
-    if (r->calls == 0 && p->head_first) {
+    if (r->calls == 0) {
+        if (!p->head_first)
+            return 1;         /* the first call tries */
         r->hold = p->refresh; /* one try after as many calls on the head */
         return 0;
     }
-    if (r->calls == 0)
-        return 1; /* the first call tries */
     if (r->hold > 0) {
         r->hold--;
         return 0;
